@@ -1,0 +1,111 @@
+# Builds one binary per CC variant (config/variants.tsv) in three flavors:
+#   release  build/bin/rundb-<variant>          -O2 -g, jemalloc
+#   asan     build/asan/bin/rundb-<variant>     AddressSanitizer + UBSan (system malloc)
+#   tsan     build/tsan/bin/rundb-<variant>     ThreadSanitizer (system malloc)
+# Targets: all (release), run (main job), test, bench, asan, tsan, unit, deps, clean.
+# Make variables: INDEX=own|tbb (hash index), VARIANT=<name> (build just one), STATS=0|1.
+
+CC := gcc
+CXX := g++
+INDEX ?= own
+STATS ?= 1
+
+ifeq ($(filter $(INDEX),own tbb),)
+$(error INDEX must be own or tbb, not '$(INDEX)')
+endif
+ifeq ($(filter $(STATS),0 1),)
+$(error STATS must be 0 or 1, not '$(STATS)')
+endif
+
+VARIANT_TABLE := config/variants.tsv
+ALL_VARIANTS := $(shell awk '!/^\#/ && NF {print $$1}' $(VARIANT_TABLE))
+ifdef VARIANT
+ifeq ($(filter $(VARIANT),$(ALL_VARIANTS)),)
+$(error unknown variant '$(VARIANT)'; known: $(ALL_VARIANTS))
+endif
+VARIANTS := $(VARIANT)
+else
+VARIANTS := $(ALL_VARIANTS)
+endif
+
+variant_meta = $(shell awk '$$1=="$(1)" {print $$2}' $(VARIANT_TABLE))
+variant_srcs = $(subst $(comma), ,$(shell awk '$$1=="$(1)" {print $$3}' $(VARIANT_TABLE)))
+variant_flags = $(shell awk '$$1=="$(1)" {for (i = 4; i <= NF; i++) printf "%s ", $$i}' $(VARIANT_TABLE))
+comma := ,
+
+GIT_REV := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
+
+COMMON_CFLAGS := -std=c11 -Wall -Wextra -Werror -g -I. -D_GNU_SOURCE -pthread \
+	-DSTATS_ENABLED=$(STATS) -DGIT_REV='"$(GIT_REV)"' -DINDEX_KIND='"$(INDEX)"'
+COMMON_CXXFLAGS := -std=c++17 -Wall -Wextra -Werror -g -I. -pthread
+
+FLAVOR_CFLAGS_release := -O2 -march=native
+FLAVOR_CFLAGS_asan := -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -DMEM_SYSTEM_MALLOC
+FLAVOR_CFLAGS_tsan := -O1 -fsanitize=thread -DMEM_SYSTEM_MALLOC
+FLAVOR_LIBS_release := -ljemalloc
+FLAVOR_LIBS_asan :=
+FLAVOR_LIBS_tsan :=
+FLAVOR_BIN_release := build/bin
+FLAVOR_BIN_asan := build/asan/bin
+FLAVOR_BIN_tsan := build/tsan/bin
+
+LIBS := -lnuma -ltbb -lstdc++ -lm
+
+GENERIC_SRCS := $(wildcard storage/*.c cc/*.c benchmarks/*.c)
+ALG_SRCS := $(sort $(foreach v,$(ALL_VARIANTS),$(call variant_srcs,$(v))))
+GENERIC_SRCS := $(filter-out $(ALG_SRCS) storage/index_hash.c,$(GENERIC_SRCS))
+INDEX_SRC_own := storage/index_hash.c
+INDEX_SRC_tbb := storage/index_tbb_hash.cpp
+INDEX_SRCS := $(INDEX_SRC_$(INDEX)) storage/index_tbb_ordered.cpp
+
+.PHONY: all run test bench asan tsan unit deps clean
+all: $(foreach v,$(VARIANTS),build/bin/rundb-$(v))
+
+# $(1) flavor, $(2) variant
+define VARIANT_RULES
+OBJS_$(1)_$(2) := $(patsubst %,build/$(1)/obj/$(2)/%.o,$(GENERIC_SRCS) $(INDEX_SRCS) $(call variant_srcs,$(2)))
+build/$(1)/obj/$(2)/%.c.o: %.c $(VARIANT_TABLE)
+	@mkdir -p $$(@D)
+	$(CC) $(COMMON_CFLAGS) $(FLAVOR_CFLAGS_$(1)) -DCC_META_SIZE=$(call variant_meta,$(2)) \
+		-DVARIANT_NAME='"$(2)"' -DVARIANT_FLAGS='"$(strip $(call variant_flags,$(2)))"' \
+		$(call variant_flags,$(2)) -MMD -MP -c $$< -o $$@
+build/$(1)/obj/$(2)/%.cpp.o: %.cpp
+	@mkdir -p $$(@D)
+	$(CXX) $(COMMON_CXXFLAGS) $(filter-out -DMEM_SYSTEM_MALLOC,$(FLAVOR_CFLAGS_$(1))) -MMD -MP -c $$< -o $$@
+$(FLAVOR_BIN_$(1))/rundb-$(2): $$(OBJS_$(1)_$(2))
+	@mkdir -p $$(@D)
+	$(CC) $(FLAVOR_CFLAGS_$(1)) -pthread $$^ -o $$@ $(FLAVOR_LIBS_$(1)) $(LIBS)
+-include $$(OBJS_$(1)_$(2):.o=.d)
+endef
+
+$(foreach f,release asan tsan,$(foreach v,$(VARIANTS),$(eval $(call VARIANT_RULES,$(f),$(v)))))
+
+asan: $(foreach v,$(VARIANTS),build/asan/bin/rundb-$(v))
+tsan: $(foreach v,$(filter-out none,$(VARIANTS)),build/tsan/bin/rundb-$(v))
+
+# Unit tests: each tests/unit/test_<name>.c links the generic objects of the `none`
+# variant's asan flavor (sanitized, algorithm-free code paths).
+UNIT_TESTS := $(patsubst tests/unit/%.c,build/tests/%,$(wildcard tests/unit/test_*.c))
+UNIT_OBJS := $(filter-out build/asan/obj/none/benchmarks/main.c.o,$(OBJS_asan_none))
+build/tests/%: tests/unit/%.c $(UNIT_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(COMMON_CFLAGS) $(FLAVOR_CFLAGS_asan) -DCC_META_SIZE=8 $< $(UNIT_OBJS) -o $@ $(LIBS)
+unit: $(UNIT_TESTS)
+
+NPROC := $(shell nproc 2>/dev/null || echo 2)
+
+# The set-up commands install missing Debian packages first, then build, then run.
+deps:
+	@tests/install_deps.sh
+
+run:
+	@tests/install_deps.sh && $(MAKE) --no-print-directory -j$(NPROC) all && experiments/default.sh
+
+test:
+	@tests/install_deps.sh && $(MAKE) --no-print-directory -j$(NPROC) all asan tsan unit && tests/run.sh
+
+bench:
+	@tests/install_deps.sh && $(MAKE) --no-print-directory -j$(NPROC) all && experiments/bench.sh
+
+clean:
+	rm -rf build

@@ -1,0 +1,60 @@
+/* rundb-<variant>: parses the flags, loads the workload, runs it under the linked CC
+ * algorithm, checks history and invariants when asked, and reports.
+ * Exit status: 0 success, 1 a check failed (or a set-up failure), 2 bad input. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "benchmarks/driver.h"
+#include "benchmarks/report.h"
+#include "cc/clock.h"
+#include "storage/mem.h"
+#include "storage/table.h"
+
+int main(int argc, char **argv)
+{
+    struct options o;
+    options_parse(&o, argc, argv);
+    if (*o.out) {
+        FILE *f = fopen(o.out, "a");
+        if (!f) {
+            fprintf(stderr, "rundb: --out: cannot open '%s' for appending\n", o.out);
+            return 2;
+        }
+        fclose(f);
+    }
+    const struct workload *w = strcmp(o.workload, "bank") == 0 ? &bank_workload : &ycsb_workload;
+    mem_init();
+    clock_calibrate();
+
+    double t0 = clock_now_s();
+    w->load(&o);
+    struct report_in rep = {.o = &o, .w = w, .load_s = clock_now_s() - t0};
+
+    cc_init(o.threads);
+    struct run_result res;
+    driver_run(w, &o, &res);
+    cc_fini();
+    rep.res = &res;
+
+    bool ok = true;
+    if (o.verify) {
+        double v0 = clock_now_s();
+        rep.verified = true;
+        ok &= hist_check((struct hist_log *const *)res.hist, o.threads, catalog_names(),
+                         catalog_count(), HIST_LEVEL_SER, stderr, &rep.hres);
+        rep.verify_s = clock_now_s() - v0;
+        for (int i = 0; i < o.threads; i++) {
+            hist_log_free(res.hist[i]);
+            mem_free(res.hist[i]);
+        }
+        mem_free(res.hist);
+    }
+    if (w->check) {
+        rep.checked = true;
+        rep.check_ok = w->check(&o, stderr);
+        ok &= rep.check_ok;
+    }
+    report_print(&rep);
+    return ok ? 0 : 1;
+}

@@ -1,0 +1,212 @@
+/* Command-line parsing: one table lists every flag with its type, range, default and help
+ * text; --help, parsing, range checks and the JSON echo of the configuration are all
+ * generated from it. */
+#include "benchmarks/options.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "benchmarks/json.h"
+#include "config/config.h"
+
+enum opt_kind { OK_INT, OK_U64, OK_DOUBLE, OK_STR, OK_FLAG, OK_PIN, OK_WORKLOAD };
+
+struct opt_def {
+    const char *name;
+    enum opt_kind kind;
+    size_t off;
+    double min, max;  /* inclusive range for numbers */
+    bool max_open;    /* max is exclusive */
+    const char *dflt; /* default, as text (parsed at start, shown in --help) */
+    const char *help;
+};
+
+#define OFF(f) offsetof(struct options, f)
+#define U64MAX 18446744073709551615.0
+
+static const struct opt_def defs[] = {
+    {"workload", OK_WORKLOAD, OFF(workload), 0, 0, false, "ycsb", "workload: ycsb or bank"},
+    {"threads", OK_INT, OFF(threads), 1, MAX_THREADS, false, "1",
+     "worker threads (more than cores is allowed, with a warning)"},
+    {"pin", OK_PIN, OFF(pin), 0, 0, false, "compact",
+     "thread pinning: compact (fill cores in order), scatter (round-robin over NUMA nodes), none"},
+    {"warmup", OK_DOUBLE, OFF(warmup_s), 0, 3600, false, "1", "seconds run before measuring"},
+    {"duration", OK_DOUBLE, OFF(duration_s), 0.01, 86400, false, "5", "seconds measured"},
+    {"seed", OK_U64, OFF(seed), 0, U64MAX, false, "1", "random seed (queries and data)"},
+    {"out", OK_STR, OFF(out), 0, 0, false, "", "also append the JSON result line to this file"},
+    {"verify", OK_FLAG, OFF(verify), 0, 0, false, "off",
+     "record the history and check it is serializable after the run (exit 1 if not)"},
+    {"queries-per-thread", OK_U64, OFF(queries_per_thread), 1, 1e8, false, "20000",
+     "queries generated per thread before timing (replayed in a loop)"},
+    {"backoff-max-us", OK_DOUBLE, OFF(backoff_max_us), 0, 1e6, false, "64",
+     "cap of the randomised exponential back-off before a retry, microseconds"},
+    {"rows", OK_U64, OFF(rows), 1, 1e10, false, "1000000", "ycsb: rows in the table"},
+    {"fields", OK_INT, OFF(fields), 1, 63, false, "10", "ycsb: fields per row"},
+    {"field-size", OK_U64, OFF(field_size), 1, 4096, false, "100", "ycsb: bytes per field"},
+    {"req-per-txn", OK_INT, OFF(req_per_txn), 1, 1024, false, "16",
+     "ycsb: distinct rows accessed per transaction (at most --rows)"},
+    {"read-ratio", OK_DOUBLE, OFF(read_ratio), 0, 1, false, "0.9",
+     "ycsb: fraction of requests that read (the rest read-modify-write one field)"},
+    {"theta", OK_DOUBLE, OFF(theta), 0, 1, true, "0.6", "ycsb: Zipfian skew in [0, 1), 0 = uniform"},
+    {"accounts", OK_U64, OFF(accounts), 2, 1e9, false, "10000", "bank: number of accounts"},
+    {"hot-accounts", OK_U64, OFF(hot_accounts), 1, 1e9, false, "8",
+     "bank: size of the hot set (at most --accounts)"},
+    {"hot-prob", OK_DOUBLE, OFF(hot_prob), 0, 1, false, "0.5",
+     "bank: probability that each side of a transfer is drawn from the hot set"},
+};
+#define NDEFS (sizeof(defs) / sizeof(defs[0]))
+
+static const char *const pin_names[] = {"compact", "scatter", "none"};
+
+const char *pin_policy_name(enum pin_policy p) { return pin_names[p]; }
+
+__attribute__((format(printf, 1, 2))) _Noreturn static void bad(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("rundb: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputs(" (see --help)\n", stderr);
+    exit(2);
+}
+
+static void usage(void)
+{
+    printf("usage: rundb-<variant> [flags]\n"
+           "Runs a workload under this binary's concurrency-control algorithm and prints a\n"
+           "summary on stderr and one JSON result object as the last line of stdout.\n\n");
+    for (size_t i = 0; i < NDEFS; i++) {
+        const struct opt_def *d = &defs[i];
+        char lhs[64];
+        snprintf(lhs, sizeof(lhs), "--%s%s", d->name, d->kind == OK_FLAG ? "" : " V");
+        printf("  %-24s %s (default: %s)\n", lhs, d->help, *d->dflt ? d->dflt : "none");
+    }
+    printf("  %-24s %s\n", "--help", "print this help and exit");
+}
+
+static void set_value(struct options *o, const struct opt_def *d, const char *v)
+{
+    char *p = (char *)o + d->off;
+    switch (d->kind) {
+    case OK_STR:
+        *(const char **)p = v;
+        return;
+    case OK_FLAG:
+        *(bool *)p = strcmp(v, "on") == 0;
+        return;
+    case OK_PIN:
+        for (int i = 0; i < 3; i++)
+            if (strcmp(v, pin_names[i]) == 0) {
+                *(enum pin_policy *)p = (enum pin_policy)i;
+                return;
+            }
+        bad("--pin: '%s' is not compact, scatter or none", v);
+    case OK_WORKLOAD:
+        if (strcmp(v, "ycsb") != 0 && strcmp(v, "bank") != 0)
+            bad("--workload: unknown workload '%s'; known: ycsb, bank", v);
+        *(const char **)p = v;
+        return;
+    default:
+        break;
+    }
+    char *end;
+    errno = 0;
+    double x = strtod(v, &end);
+    if (*v == '\0' || *end != '\0' || errno == ERANGE || isnan(x))
+        bad("--%s: '%s' is not a number", d->name, v);
+    if (d->kind != OK_DOUBLE && x != floor(x))
+        bad("--%s: '%s' is not an integer", d->name, v);
+    if (x < d->min || (d->max_open ? x >= d->max : x > d->max))
+        bad("--%s: %s is outside [%g, %g%s", d->name, v, d->min, d->max,
+            d->max_open ? ")" : "]");
+    switch (d->kind) {
+    case OK_INT:
+        *(int *)p = (int)x;
+        break;
+    case OK_U64:
+        if (d->off == OFF(field_size))
+            *(uint32_t *)p = (uint32_t)x;
+        else /* exact for plain digits (large seeds), else via the double (1e6) */
+            *(uint64_t *)p = strspn(v, "0123456789") == strlen(v) ? strtoull(v, NULL, 10)
+                                                                 : (uint64_t)x;
+        break;
+    default:
+        *(double *)p = x;
+    }
+}
+
+void options_parse(struct options *o, int argc, char **argv)
+{
+    struct option lopts[NDEFS + 2];
+    memset(o, 0, sizeof(*o));
+    for (size_t i = 0; i < NDEFS; i++) {
+        lopts[i] = (struct option){defs[i].name,
+                                   defs[i].kind == OK_FLAG ? no_argument : required_argument,
+                                   NULL, (int)(256 + i)};
+        set_value(o, &defs[i], defs[i].kind == OK_FLAG ? "off" : defs[i].dflt);
+    }
+    lopts[NDEFS] = (struct option){"help", no_argument, NULL, 'h'};
+    lopts[NDEFS + 1] = (struct option){0, 0, 0, 0};
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":", lopts, NULL)) != -1) {
+        if (c == 'h') {
+            usage();
+            exit(0);
+        }
+        if (c == ':')
+            bad("%s: missing value", argv[optind - 1]);
+        if (c == '?')
+            bad("unknown flag '%s'", argv[optind - 1]);
+        const struct opt_def *d = &defs[c - 256];
+        set_value(o, d, d->kind == OK_FLAG ? "on" : optarg);
+    }
+    if (optind < argc)
+        bad("unexpected argument '%s'", argv[optind]);
+    /* cross-field checks */
+    if ((uint64_t)o->req_per_txn > o->rows)
+        bad("--req-per-txn: %d distinct rows per transaction exceed --rows %llu",
+            o->req_per_txn, (unsigned long long)o->rows);
+    if (o->hot_accounts > o->accounts)
+        bad("--hot-accounts: %llu exceeds --accounts %llu", (unsigned long long)o->hot_accounts,
+            (unsigned long long)o->accounts);
+}
+
+void options_json(const struct options *o, FILE *f)
+{
+    for (size_t i = 0; i < NDEFS; i++) {
+        const struct opt_def *d = &defs[i];
+        const char *p = (const char *)o + d->off;
+        fprintf(f, "%s\"%s\":", i ? "," : "", d->name);
+        switch (d->kind) {
+        case OK_INT:
+            fprintf(f, "%d", *(const int *)p);
+            break;
+        case OK_U64:
+            if (d->off == OFF(field_size))
+                fprintf(f, "%u", *(const uint32_t *)p);
+            else
+                fprintf(f, "%llu", (unsigned long long)*(const uint64_t *)p);
+            break;
+        case OK_DOUBLE:
+            fprintf(f, "%.15g", *(const double *)p);
+            break;
+        case OK_FLAG:
+            fputs(*(const bool *)p ? "true" : "false", f);
+            break;
+        case OK_PIN:
+            fprintf(f, "\"%s\"", pin_names[*(const enum pin_policy *)p]);
+            break;
+        case OK_STR:
+        case OK_WORKLOAD:
+            json_string(f, *(const char *const *)p);
+            break;
+        }
+    }
+}

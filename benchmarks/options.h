@@ -1,0 +1,41 @@
+/* Run-time configuration: every command-line flag, its default, its range. Parsed once by
+ * options_parse (getopt_long); a bad flag or value prints one line and exits with 2. */
+#ifndef BENCH_OPTIONS_H
+#define BENCH_OPTIONS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum pin_policy { PIN_COMPACT, PIN_SCATTER, PIN_NONE };
+
+struct options {
+    /* driver */
+    const char *workload;
+    int threads;
+    enum pin_policy pin;
+    double warmup_s, duration_s;
+    uint64_t seed;
+    const char *out;
+    bool verify;
+    uint64_t queries_per_thread;
+    double backoff_max_us;
+    /* ycsb */
+    uint64_t rows;
+    int fields;
+    uint32_t field_size;
+    int req_per_txn;
+    double read_ratio;
+    double theta;
+    /* bank */
+    uint64_t accounts;
+    uint64_t hot_accounts;
+    double hot_prob;
+};
+
+void options_parse(struct options *o, int argc, char **argv);
+const char *pin_policy_name(enum pin_policy p);
+/* Writes the effective run-time configuration as JSON object members (no braces). */
+void options_json(const struct options *o, FILE *f);
+
+#endif

@@ -1,0 +1,183 @@
+/* Result reporting: a human summary on stderr and one JSON object, the last line of
+ * stdout (and appended to --out). The JSON holds the whole effective configuration
+ * (compile-time and run-time), the machine, the git revision and all results, so a line
+ * alone is enough to reproduce and plot the run. */
+#include "benchmarks/report.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "benchmarks/json.h"
+#include "cc/clock.h"
+#include "storage/index.h"
+#include "storage/mem.h"
+
+#ifndef GIT_REV
+#define GIT_REV "unknown"
+#endif
+#ifndef VARIANT_NAME
+#define VARIANT_NAME "unknown"
+#endif
+#ifndef VARIANT_FLAGS
+#define VARIANT_FLAGS ""
+#endif
+
+static void cpu_model(char *buf, size_t n)
+{
+    snprintf(buf, n, "unknown");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f)
+        return;
+    char line[512];
+    while (fgets(line, sizeof(line), f)) {
+        char *c = strchr(line, ':');
+        if (c && strncmp(line, "model name", 10) == 0) {
+            c += 2;
+            c[strcspn(c, "\n")] = '\0';
+            snprintf(buf, n, "%s", c);
+            break;
+        }
+    }
+    fclose(f);
+}
+
+static double us(uint64_t ticks) { return clock_ticks_to_s(ticks) * 1e6; }
+
+static void latency_json(FILE *f, const struct latency *l)
+{
+    fprintf(f, "{\"avg\":%.3f,\"p50\":%.3f,\"p90\":%.3f,\"p99\":%.3f,\"p999\":%.3f,\"max\":%.3f}",
+            l->count ? us(l->sum) / (double)l->count : 0.0, us(latency_quantile(l, 0.5)),
+            us(latency_quantile(l, 0.9)), us(latency_quantile(l, 0.99)),
+            us(latency_quantile(l, 0.999)), us(l->max));
+}
+
+static double rate(uint64_t aborts, uint64_t commits)
+{
+    return aborts + commits ? (double)aborts / (double)(aborts + commits) : 0.0;
+}
+
+static void write_json(FILE *f, const struct report_in *in)
+{
+    const struct run_result *r = in->res;
+    const struct txn_stats *st = &r->total;
+    struct latency all;
+    memset(&all, 0, sizeof(all));
+    for (int k = 0; k < in->w->ntypes; k++)
+        latency_merge(&all, &r->types[k].lat);
+    char cpu[256];
+    cpu_model(cpu, sizeof(cpu));
+
+    fprintf(f, "{\"variant\":\"%s\",\"algorithm\":\"%s\",\"workload\":\"%s\",\"threads\":%d,",
+            VARIANT_NAME, cc_alg_name, in->w->name, in->o->threads);
+    fprintf(f, "\"duration_s\":%.6f,\"commits\":%llu,\"aborts\":%llu,\"abort_rate\":%.6f,",
+            r->window_s, (unsigned long long)st->commits, (unsigned long long)st->aborts,
+            rate(st->aborts, st->commits));
+    fprintf(f, "\"throughput\":%.1f,\"latency_us\":", (double)st->commits / r->window_s);
+    latency_json(f, &all);
+    fputs(",\"per_type\":{", f);
+    for (int k = 0; k < in->w->ntypes; k++) {
+        const struct type_result *tr = &r->types[k];
+        fprintf(f, "%s\"%s\":{\"commits\":%llu,\"aborts\":%llu,\"abort_rate\":%.6f,"
+                   "\"throughput\":%.1f,\"latency_us\":",
+                k ? "," : "", in->w->type_names[k], (unsigned long long)tr->commits,
+                (unsigned long long)tr->aborts, rate(tr->aborts, tr->commits),
+                (double)tr->commits / r->window_s);
+        latency_json(f, &tr->lat);
+        fputc('}', f);
+    }
+    fputs("},\"aborts_by_reason\":{", f);
+    for (int i = 0; i < AR_COUNT; i++)
+        fprintf(f, "%s\"%s\":%llu", i ? "," : "", abort_reason_names[i],
+                (unsigned long long)st->aborts_by[i]);
+    /* seconds summed over workers, and each part's share of their total */
+    uint64_t total = 0;
+#define TB_SUM_(n) total += st->t_##n;
+    STATS_TIMES(TB_SUM_)
+#undef TB_SUM_
+    fprintf(f, "},\"time_breakdown\":{\"stats_enabled\":%s", STATS_ENABLED ? "true" : "false");
+#define TB_JSON_(n)                                                                          \
+    fprintf(f, ",\"" #n "_s\":%.6f,\"" #n "_frac\":%.4f", clock_ticks_to_s(st->t_##n),      \
+            total ? (double)st->t_##n / (double)total : 0.0);
+    STATS_TIMES(TB_JSON_)
+#undef TB_JSON_
+    fprintf(f, "},\"reads\":%llu,\"writes\":%llu,", (unsigned long long)st->reads,
+            (unsigned long long)st->writes);
+    fprintf(f, "\"config\":{\"compile\":{\"variant\":\"%s\",\"algorithm\":\"%s\","
+               "\"variant_flags\":\"%s\",\"cc_meta_size\":%d,\"max_threads\":%d,"
+               "\"index\":\"%s\",\"stats\":%d,\"arena_chunk_bytes\":%d,\"wait_spins\":%d},"
+               "\"run\":{",
+            VARIANT_NAME, cc_alg_name, VARIANT_FLAGS, CC_META_SIZE, MAX_THREADS,
+            idx_hash_kind(), STATS_ENABLED, ARENA_CHUNK_BYTES, WAIT_SPINS);
+    options_json(in->o, f);
+    fputs("}},\"data\":{", f);
+    if (in->w->json)
+        in->w->json(in->o, f);
+    fputs("},\"machine\":{\"cpu_model\":", f);
+    json_string(f, cpu);
+    fprintf(f, ",\"cores\":%ld,\"cpus_allowed\":%d,\"numa_nodes\":%d,\"tsc_hz\":%.0f},",
+            sysconf(_SC_NPROCESSORS_ONLN), r->ncpus, mem_numa_nodes(), clock_ticks_per_s);
+    fprintf(f, "\"oversubscribed\":%s,\"load_s\":%.3f,\"gen_s\":%.3f,\"git_rev\":\"%s\",",
+            r->oversubscribed ? "true" : "false", in->load_s, r->gen_s, GIT_REV);
+    if (in->verified) {
+        const struct hist_result *h = &in->hres;
+        fprintf(f, "\"verify\":{\"ok\":%s,\"txns\":%zu,\"reads\":%zu,\"writes\":%zu,"
+                   "\"edges\":%zu,\"dirty_reads\":%zu,\"lost_updates\":%zu,\"stale_own\":%zu,"
+                   "\"cycles\":%zu,\"check_s\":%.3f},",
+                h->ok ? "true" : "false", h->txns, h->reads, h->writes, h->edges,
+                h->dirty_reads, h->lost_updates, h->stale_own, h->cycles, in->verify_s);
+    } else {
+        fputs("\"verify\":null,", f);
+    }
+    if (in->checked)
+        fprintf(f, "\"check\":{\"ok\":%s}", in->check_ok ? "true" : "false");
+    else
+        fputs("\"check\":null", f);
+    fputs("}\n", f);
+}
+
+static void write_summary(const struct report_in *in)
+{
+    const struct run_result *r = in->res;
+    const struct txn_stats *st = &r->total;
+    fprintf(stderr, "%s (%s) %s, %d threads, %.2f s: %llu commits (%.0f/s), %llu aborts (%.1f%%)\n",
+            VARIANT_NAME, cc_alg_name, in->w->name, in->o->threads, r->window_s,
+            (unsigned long long)st->commits, (double)st->commits / r->window_s,
+            (unsigned long long)st->aborts, 100 * rate(st->aborts, st->commits));
+    for (int k = 0; k < in->w->ntypes; k++) {
+        const struct latency *l = &r->types[k].lat;
+        fprintf(stderr, "  %-10s %10llu commits, latency us p50 %.1f p99 %.1f p999 %.1f\n",
+                in->w->type_names[k], (unsigned long long)r->types[k].commits,
+                us(latency_quantile(l, 0.5)), us(latency_quantile(l, 0.99)),
+                us(latency_quantile(l, 0.999)));
+    }
+    if (st->aborts) {
+        fputs("  aborts:", stderr);
+        for (int i = 0; i < AR_COUNT; i++)
+            if (st->aborts_by[i])
+                fprintf(stderr, " %s %llu", abort_reason_names[i],
+                        (unsigned long long)st->aborts_by[i]);
+        fputc('\n', stderr);
+    }
+    if (in->verified)
+        fprintf(stderr, "  verify: %s (%zu txns, %zu edges)\n",
+                in->hres.ok ? "serializable" : "FAILED", in->hres.txns, in->hres.edges);
+    if (in->checked)
+        fprintf(stderr, "  check: %s\n", in->check_ok ? "ok" : "FAILED");
+}
+
+void report_print(const struct report_in *in)
+{
+    write_summary(in);
+    write_json(stdout, in);
+    fflush(stdout);
+    if (*in->o->out) {
+        FILE *f = fopen(in->o->out, "a");
+        if (!f) {
+            fprintf(stderr, "cannot open --out file '%s'\n", in->o->out);
+            return;
+        }
+        write_json(f, in);
+        fclose(f);
+    }
+}

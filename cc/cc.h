@@ -1,0 +1,112 @@
+/* The CC interface: both of its sides.
+ *
+ * 1. The transaction API, what workloads call (implemented once, in cc/txn.c). Column
+ *    aware: each access names the columns it reads and each write the column it writes,
+ *    so column-level algorithms can use them. Every call returns RC_OK or RC_ABORT; on
+ *    RC_ABORT the workload returns RC_ABORT at once and the driver calls txn_abort, then
+ *    retries the same query after a back-off. Abort is sticky: once a call returned
+ *    RC_ABORT, every further call on the transaction returns RC_ABORT.
+ *
+ * 2. What an algorithm implements (the cc_* functions below). The Makefile links exactly
+ *    one algorithm's .c file(s) into a binary; generic code never names an algorithm.
+ *    Algorithms see the transaction's internals through cc/txn.h.
+ *
+ * Threading: a struct txn belongs to one worker thread; rows are shared.
+ */
+#ifndef CC_CC_H
+#define CC_CC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cc/stats.h"
+
+struct row;
+struct table;
+struct txn;
+struct access;
+struct hist_log;
+
+enum rc { RC_OK = 0, RC_ABORT = 1 };
+
+typedef uint64_t colmask_t;
+#define COLS_ALL (~(colmask_t)0)
+#define COL_BIT(c) ((colmask_t)1 << (c))
+
+/* Access types, ordered by strength: an access is upgraded, never downgraded. */
+enum access_type {
+    ACC_NONE = 0, /* fresh entry, not yet granted */
+    ACC_READ,     /* plain read */
+    ACC_WRITE,    /* read for update, then writes */
+    ACC_INSERT,   /* a row created by this transaction, invisible until commit */
+    ACC_DELETE,   /* exclusive access, row removed from its index at commit */
+};
+
+/* ---- 1. Transaction API (workloads) ---- */
+
+/* Per-thread transaction context; `verify` turns on history recording. */
+struct txn *txn_create(int thread_id, bool verify);
+void txn_destroy(struct txn *t);
+
+/* Starts an attempt. `retry`: this attempt re-runs the query the previous one aborted
+ * (algorithms may keep their timestamp so the query eventually wins). */
+void txn_begin(struct txn *t, bool retry);
+/* Commits; RC_ABORT if validation/pre-commit failed (then call txn_abort). */
+enum rc txn_commit(struct txn *t);
+/* Ends an aborted attempt (after any call returned RC_ABORT): rollback, release. */
+void txn_abort(struct txn *t);
+/* The workload rolls back on purpose; returns RC_ABORT (reason AR_USER). */
+enum rc txn_user_abort(struct txn *t);
+enum abort_reason txn_abort_reason(const struct txn *t);
+
+/* Primary-key look-up (timed as index time). NULL if absent. */
+struct row *txn_lookup(struct txn *t, struct table *tab, uint64_t key);
+
+/* Reads columns `cols` of row r; *img is the row image to read them from (valid until
+ * the transaction ends; use col_ptr from storage/table.h). */
+enum rc txn_read(struct txn *t, struct row *r, colmask_t cols, const unsigned char **img);
+/* Like txn_read, with the intention to write (exclusive access, SELECT FOR UPDATE). */
+enum rc txn_read_for_update(struct txn *t, struct row *r, colmask_t cols,
+                            const unsigned char **img);
+/* Writes column c of row r (gaining write access first if the transaction lacks it). */
+enum rc txn_write(struct txn *t, struct row *r, int c, const void *value);
+/* Creates a row with this key in tab; fill it with txn_write. It becomes visible (and
+ * enters tab's primary index) when the transaction commits. */
+enum rc txn_insert(struct txn *t, struct table *tab, uint64_t key, struct row **out);
+/* Deletes row r: exclusive access now, removal from the primary index at commit. */
+enum rc txn_delete(struct txn *t, struct row *r);
+
+const struct txn_stats *txn_stats(const struct txn *t);
+/* Hands the recorded history (NULL unless verifying) to the caller, who frees it. */
+struct hist_log *txn_take_history(struct txn *t);
+void txn_stats_reset(struct txn *t);
+/* Adds the driver's back-off time before a retry to the stats. */
+void txn_add_backoff(struct txn *t, uint64_t ticks);
+
+/* ---- 2. The algorithm's side ---- */
+
+/* Name, e.g. "TICTOC", and whether it claims serializability (NONE does not). */
+extern const char cc_alg_name[];
+extern const bool cc_alg_serializable;
+
+/* Once per run, before/after the workers (e.g. Silo's epoch thread). */
+void cc_init(int nthreads);
+void cc_fini(void);
+/* In the worker thread, after txn_create / before txn_destroy: per-thread state. */
+void cc_thread_init(struct txn *t);
+void cc_thread_fini(struct txn *t);
+/* Initialises the metadata slot of a new row (load or insert). */
+void cc_row_init(struct row *r);
+void cc_begin(struct txn *t, bool retry);
+/* Grants access `type` to a->row. a->type is the access held so far (ACC_NONE for a new
+ * entry). On RC_OK the algorithm has set a->type = type and a->data (and a->in_place);
+ * on RC_ABORT it holds nothing new for this access and has set t->reason. */
+enum rc cc_access(struct txn *t, struct access *a, enum access_type type);
+/* Validates / waits / installs / releases. On RC_ABORT it sets t->reason and the generic
+ * transaction then calls cc_abort, which must cope with a half-done commit. Must call
+ * txn_publish(t) while it still holds exclusive access to the written rows. */
+enum rc cc_commit(struct txn *t);
+/* Rolls back and releases everything the attempt holds. */
+void cc_abort(struct txn *t);
+
+#endif

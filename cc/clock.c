@@ -1,0 +1,16 @@
+/* Calibrates the time-stamp counter against CLOCK_MONOTONIC (see clock.h). */
+#include "cc/clock.h"
+
+double clock_ticks_per_s = 1e9;
+
+void clock_calibrate(void)
+{
+    double t0 = clock_now_s();
+    uint64_t c0 = clock_ticks();
+    double t1;
+    do
+        t1 = clock_now_s();
+    while (t1 - t0 < 0.05);
+    uint64_t c1 = clock_ticks();
+    clock_ticks_per_s = (double)(c1 - c0) / (t1 - t0);
+}

@@ -1,0 +1,94 @@
+/* History recording for --verify and the offline serializability checker.
+ *
+ * With --verify every column of every row carries a hidden 8-byte writer id (wid) next to
+ * its value, written by each write as part of the new image, so a read observes the wid
+ * through the algorithm's own protocol exactly as it observes the data. Every attempt of a
+ * transaction gets a fresh, non-zero, unique id; wid 0 is the version written by the
+ * loader. The data items are (table, key, column).
+ *
+ * Each worker thread owns one struct hist_log. A transaction attempt appends one HIST_TXN
+ * record (wid = its id) followed by its HIST_READ / HIST_WRITE records in program order;
+ * an abort truncates the log back to the HIST_TXN record, so the log holds committed
+ * transactions only.
+ *   HIST_READ  (table, key, col, wid): the attempt read the version written by wid.
+ *   HIST_WRITE (table, key, col, wid): the attempt replaced the version written by wid.
+ * A read of the attempt's own write has wid == its id; a second write of the same item by
+ * the same attempt has wid == its id (both are ignored by the dependency graph).
+ *
+ * The log grows with realloc: verify runs are correctness runs, not measured runs.
+ */
+#ifndef CC_HISTORY_H
+#define CC_HISTORY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum hist_kind { HIST_TXN = 0, HIST_READ = 1, HIST_WRITE = 2 };
+
+struct hist_rec {
+    uint64_t key;   /* row key within its table (unused for HIST_TXN) */
+    uint64_t wid;   /* see the file comment */
+    uint16_t table; /* table id (index into the table-name array given to the checker) */
+    uint16_t col;   /* column number */
+    uint8_t kind;   /* enum hist_kind */
+};
+
+struct hist_log {
+    struct hist_rec *recs;
+    size_t n, cap;
+    size_t txn_start; /* index of the current attempt's HIST_TXN record */
+};
+
+void hist_log_init(struct hist_log *l);
+void hist_log_free(struct hist_log *l);
+void hist_log_grow(struct hist_log *l);
+
+static inline void hist_append(struct hist_log *l, enum hist_kind kind, uint16_t table,
+                               uint64_t key, uint16_t col, uint64_t wid)
+{
+    if (l->n == l->cap)
+        hist_log_grow(l);
+    struct hist_rec *r = &l->recs[l->n++];
+    r->key = key;
+    r->wid = wid;
+    r->table = table;
+    r->col = col;
+    r->kind = (uint8_t)kind;
+}
+
+static inline void hist_txn_begin(struct hist_log *l, uint64_t txn_id)
+{
+    l->txn_start = l->n;
+    hist_append(l, HIST_TXN, 0, 0, 0, txn_id);
+}
+
+/* Drops the current attempt's records (called on abort). */
+static inline void hist_txn_abort(struct hist_log *l) { l->n = l->txn_start; }
+
+/* What the check demands. */
+enum hist_level {
+    HIST_LEVEL_SER, /* conflict serializable: no cycle over WR/WW/RW edges, plus the below */
+    HIST_LEVEL_RC   /* no dirty/aborted read, no lost update, no stale read of own write */
+};
+
+struct hist_result {
+    size_t txns;           /* committed transactions in the logs */
+    size_t reads, writes;  /* records checked */
+    size_t edges;          /* dependency edges built (self edges excluded) */
+    size_t dirty_reads;    /* reads of a wid that is neither 0 nor a committed txn */
+    size_t lost_updates;   /* items where two committed writers replaced the same version */
+    size_t stale_own;      /* reads of an item older than the reader's own earlier write */
+    size_t cycles;         /* 0 or 1: whether a cycle was found (the first one is printed) */
+    bool ok;
+};
+
+/* Checks the union of `nlogs` logs. Prints a human report of every violation kind found
+ * (the first few instances of each and the first cycle: its transactions and the items
+ * on each edge) to `out`, which may be NULL. table_names[t] names table t in messages.
+ * Returns res->ok. Memory use is linear in the number of records. */
+bool hist_check(struct hist_log *const *logs, int nlogs, const char *const *table_names,
+                int ntables, enum hist_level level, FILE *out, struct hist_result *res);
+
+#endif

@@ -1,0 +1,72 @@
+/* Per-thread transaction statistics, declared once as X-macro lists: the struct, the
+ * summing and the JSON printing are all generated from these lists.
+ *
+ * Time breakdown (ticks, see clock.h), per attempt: the generic transaction and the
+ * algorithm add to the attempt's wait/precommit/deadlock/index/commit timers; when the
+ * attempt commits, those go to the totals and the rest of the attempt to `exec`; when it
+ * aborts, the whole attempt goes to `abort` (wasted work). `backoff` is the sleep before a
+ * retry. The parts sum to the workers' measured time. */
+#ifndef CC_STATS_H
+#define CC_STATS_H
+
+#include <stdint.h>
+
+#include "cc/clock.h"
+#include "config/config.h"
+
+/* Counters: name. */
+#define STATS_COUNTERS(X)                                                                    \
+    X(commits)                                                                               \
+    X(aborts)                                                                                \
+    X(reads)                                                                                 \
+    X(writes)
+
+/* Time components: name (ticks in the struct, seconds in results). */
+#define STATS_TIMES(X)                                                                       \
+    X(exec)                                                                                  \
+    X(wait)                                                                                  \
+    X(precommit)                                                                             \
+    X(deadlock)                                                                              \
+    X(index)                                                                                 \
+    X(commit)                                                                                \
+    X(abort)                                                                                 \
+    X(backoff)
+
+/* Abort reasons: enum name, name in results. */
+#define ABORT_REASONS(X)                                                                     \
+    X(AR_CONFLICT, "conflict")     /* no-wait lock conflict */                               \
+    X(AR_DIE, "die")               /* wait-die: a younger requester dies */                  \
+    X(AR_WOUNDED, "wounded")       /* wound-wait: wounded by an older transaction */         \
+    X(AR_DEADLOCK, "deadlock")     /* chosen as a deadlock victim */                         \
+    X(AR_VALIDATION, "validation") /* optimistic read-set validation failed */               \
+    X(AR_WRITE_LOCK, "write_lock") /* optimistic commit could not lock its write set */      \
+    X(AR_CASCADE, "cascade")       /* a transaction it depends on aborted */                 \
+    X(AR_REUPDATE, "reupdate")     /* its read version was re-updated by its writer */       \
+    X(AR_USER, "user")             /* the workload rolled back (e.g. TPC-C 1% NewOrder) */
+
+#define AR_ENUM_(e, s) e,
+enum abort_reason { ABORT_REASONS(AR_ENUM_) AR_COUNT };
+#undef AR_ENUM_
+
+extern const char *const abort_reason_names[AR_COUNT];
+
+struct txn_stats {
+#define ST_FIELD_(n) uint64_t n;
+    STATS_COUNTERS(ST_FIELD_)
+#define ST_TIME_(n) uint64_t t_##n;
+    STATS_TIMES(ST_TIME_)
+#undef ST_FIELD_
+#undef ST_TIME_
+    uint64_t aborts_by[AR_COUNT];
+};
+
+void txn_stats_add(struct txn_stats *sum, const struct txn_stats *s);
+
+/* Per-attempt timers; compiled out with STATS_ENABLED 0. */
+#if STATS_ENABLED
+#define STATS_TICKS() clock_ticks()
+#else
+#define STATS_TICKS() ((uint64_t)0)
+#endif
+
+#endif

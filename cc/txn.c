@@ -1,0 +1,313 @@
+/* The generic transaction: the transaction API of cc/cc.h on top of the linked
+ * algorithm's cc_* functions. Owns the access set, the log area, history records, the
+ * per-attempt timers and stats (see cc/txn.h for the invariants). */
+#include "cc/txn.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "storage/index.h"
+#include "storage/mem.h"
+
+#define ACC_INITIAL_CAP 64
+
+static inline uint32_t slot_hash(const struct row *r, uint32_t mask)
+{
+    /* rows are cache-line aligned: drop the low bits, then Fibonacci hashing */
+    return (uint32_t)((((uintptr_t)r >> 6) * 0x9E3779B97F4A7C15ull) >> 32) & mask;
+}
+
+static void slots_alloc(struct txn *t, uint32_t nslots)
+{
+    t->slots = mem_zalloc(nslots * sizeof(*t->slots));
+    t->slot_mask = nslots - 1;
+}
+
+static inline void slot_put(struct txn *t, struct row *r, uint32_t idx)
+{
+    uint32_t h = slot_hash(r, t->slot_mask);
+    while (t->slots[h].gen == t->gen)
+        h = (h + 1) & t->slot_mask;
+    t->slots[h] = (struct acc_slot){.row = r, .idx = idx, .gen = t->gen};
+}
+
+static inline struct access *acc_find(struct txn *t, struct row *r)
+{
+    for (uint32_t h = slot_hash(r, t->slot_mask);; h = (h + 1) & t->slot_mask) {
+        struct acc_slot *s = &t->slots[h];
+        if (s->gen != t->gen)
+            return NULL;
+        if (s->row == r)
+            return &t->acc[s->idx];
+    }
+}
+
+/* Doubles the access set and rehashes (rare: kept for later transactions). */
+static void acc_grow(struct txn *t)
+{
+    t->acc_cap *= 2;
+    t->acc = mem_realloc(t->acc, t->acc_cap * sizeof(*t->acc));
+    mem_free(t->slots);
+    slots_alloc(t, 2 * t->acc_cap);
+    t->gen = 1;
+    for (uint32_t i = 0; i < t->nacc; i++)
+        slot_put(t, t->acc[i].row, i);
+}
+
+static inline struct access *acc_new(struct txn *t, struct row *r)
+{
+    if (t->nacc == t->acc_cap)
+        acc_grow(t);
+    uint32_t idx = t->nacc++;
+    struct access *a = &t->acc[idx];
+    a->row = r;
+    a->data = NULL;
+    a->undo = NULL;
+    a->wmask = 0;
+    a->type = ACC_NONE;
+    a->in_place = 0;
+    a->cc_flags = 0;
+    slot_put(t, r, idx);
+    return a;
+}
+
+struct txn *txn_create(int thread_id, bool verify)
+{
+    struct txn *t = mem_alloc_aligned(CACHE_LINE, sizeof(*t));
+    memset(t, 0, sizeof(*t));
+    t->thread_id = thread_id;
+    t->acc_cap = ACC_INITIAL_CAP;
+    t->acc = mem_alloc(t->acc_cap * sizeof(*t->acc));
+    slots_alloc(t, 2 * t->acc_cap);
+    arena_init(&t->arena);
+    if (verify) {
+        t->hist = mem_alloc(sizeof(*t->hist));
+        hist_log_init(t->hist);
+    }
+    return t;
+}
+
+void txn_destroy(struct txn *t)
+{
+    if (t->hist) {
+        hist_log_free(t->hist);
+        mem_free(t->hist);
+    }
+    arena_free(&t->arena);
+    mem_free(t->slots);
+    mem_free(t->acc);
+    mem_free(t);
+}
+
+const struct txn_stats *txn_stats(const struct txn *t) { return &t->st; }
+void txn_stats_reset(struct txn *t) { memset(&t->st, 0, sizeof(t->st)); }
+void txn_add_backoff(struct txn *t, uint64_t ticks) { t->st.t_backoff += ticks; }
+struct hist_log *txn_take_history(struct txn *t)
+{
+    struct hist_log *h = t->hist;
+    t->hist = NULL;
+    return h;
+}
+
+enum abort_reason txn_abort_reason(const struct txn *t) { return t->reason; }
+
+void txn_begin(struct txn *t, bool retry)
+{
+    arena_reset(&t->arena);
+    t->nacc = 0;
+    if (++t->gen == 0) { /* generation wrapped: clear the slots once */
+        memset(t->slots, 0, (t->slot_mask + 1) * sizeof(*t->slots));
+        t->gen = 1;
+    }
+    t->aborted = false;
+    t->id = ((uint64_t)(t->thread_id + 1) << 40) | ++t->counter;
+    if (t->hist)
+        hist_txn_begin(t->hist, t->id);
+    t->a_wait = t->a_precommit = t->a_deadlock = t->a_index = t->a_commit = 0;
+    t->attempt_start = STATS_TICKS();
+    cc_begin(t, retry);
+}
+
+static inline enum rc mark_abort(struct txn *t)
+{
+    t->aborted = true;
+    return RC_ABORT;
+}
+
+/* Finds or creates the access entry of r and makes sure it holds at least `type`. */
+static inline enum rc acc_get(struct txn *t, struct row *r, enum access_type type,
+                              struct access **out)
+{
+    if (t->aborted)
+        return RC_ABORT;
+    struct access *a = acc_find(t, r);
+    if (!a) {
+        a = acc_new(t, r);
+        if (cc_access(t, a, type) != RC_OK) {
+            t->nacc--; /* the algorithm holds nothing for it; no look-up follows */
+            return mark_abort(t);
+        }
+    } else if (a->type < type && !(type == ACC_WRITE && a->type == ACC_INSERT)) {
+        if (cc_access(t, a, type) != RC_OK)
+            return mark_abort(t);
+    }
+    *out = a;
+    return RC_OK;
+}
+
+static inline void hist_reads(struct txn *t, const struct access *a, colmask_t cols)
+{
+    const struct table *tab = a->row->table;
+    if (cols == COLS_ALL)
+        cols = tab->schema.ncols == 64 ? COLS_ALL : COL_BIT(tab->schema.ncols) - 1;
+    while (cols) {
+        int c = __builtin_ctzll(cols);
+        cols &= cols - 1;
+        hist_append(t->hist, HIST_READ, tab->id, a->row->key, (uint16_t)c,
+                    *col_wid(&tab->schema, a->data, c));
+    }
+}
+
+static inline enum rc read_as(struct txn *t, struct row *r, colmask_t cols,
+                              const unsigned char **img, enum access_type type)
+{
+    struct access *a;
+    if (acc_get(t, r, type, &a) != RC_OK)
+        return RC_ABORT;
+    if (t->hist)
+        hist_reads(t, a, cols);
+    t->st.reads++;
+    *img = a->data;
+    return RC_OK;
+}
+
+enum rc txn_read(struct txn *t, struct row *r, colmask_t cols, const unsigned char **img)
+{
+    return read_as(t, r, cols, img, ACC_READ);
+}
+
+enum rc txn_read_for_update(struct txn *t, struct row *r, colmask_t cols,
+                            const unsigned char **img)
+{
+    return read_as(t, r, cols, img, ACC_WRITE);
+}
+
+enum rc txn_write(struct txn *t, struct row *r, int c, const void *value)
+{
+    struct access *a;
+    if (acc_get(t, r, ACC_WRITE, &a) != RC_OK)
+        return RC_ABORT;
+    const struct schema *s = &r->table->schema;
+    if (a->in_place && !a->undo && a->type != ACC_INSERT) {
+        a->undo = txn_alloc(t, s->data_size);
+        memcpy(a->undo, a->data, s->data_size);
+    }
+    if (s->verify) {
+        uint64_t *wid = col_wid(s, a->data, c);
+        if (t->hist)
+            hist_append(t->hist, HIST_WRITE, r->table->id, r->key, (uint16_t)c, *wid);
+        *wid = t->id;
+    }
+    memcpy(col_ptr(s, a->data, c), value, s->cols[c].size);
+    a->wmask |= COL_BIT(c);
+    t->st.writes++;
+    return RC_OK;
+}
+
+enum rc txn_insert(struct txn *t, struct table *tab, uint64_t key, struct row **out)
+{
+    if (t->aborted)
+        return RC_ABORT;
+    struct row *r = table_new_row(tab, key);
+    cc_row_init(r);
+    struct access *a = acc_new(t, r);
+    if (cc_access(t, a, ACC_INSERT) != RC_OK) {
+        t->nacc--;
+        return mark_abort(t);
+    }
+    *out = r;
+    return RC_OK;
+}
+
+enum rc txn_delete(struct txn *t, struct row *r)
+{
+    struct access *a;
+    return acc_get(t, r, ACC_DELETE, &a);
+}
+
+struct row *txn_lookup(struct txn *t, struct table *tab, uint64_t key)
+{
+    uint64_t start = STATS_TICKS();
+    struct row *r = idx_hash_get(tab->primary, key);
+    t->a_index += STATS_TICKS() - start;
+    return r;
+}
+
+enum rc txn_user_abort(struct txn *t)
+{
+    t->reason = AR_USER;
+    return mark_abort(t);
+}
+
+void txn_undo_in_place(struct txn *t)
+{
+    for (uint32_t i = 0; i < t->nacc; i++) {
+        struct access *a = &t->acc[i];
+        if (a->undo)
+            memcpy(a->row->data, a->undo, a->row->table->schema.data_size);
+    }
+}
+
+void txn_publish(struct txn *t)
+{
+    for (uint32_t i = 0; i < t->nacc; i++) {
+        struct access *a = &t->acc[i];
+        struct table *tab = a->row->table;
+        if (a->type == ACC_INSERT && tab->primary) {
+            if (!idx_hash_insert(tab->primary, a->row->key, a->row)) {
+                fprintf(stderr, "table %s: committed insert of duplicate key %llu\n",
+                        tab->name, (unsigned long long)a->row->key);
+                exit(1);
+            }
+        } else if (a->type == ACC_DELETE) {
+            atomic_store_explicit(&a->row->deleted, 1, memory_order_relaxed);
+            if (tab->primary)
+                idx_hash_remove(tab->primary, a->row->key);
+        }
+    }
+}
+
+enum rc txn_commit(struct txn *t)
+{
+    if (t->aborted)
+        return RC_ABORT;
+    uint64_t start = STATS_TICKS();
+    enum rc rc = cc_commit(t);
+    uint64_t end = STATS_TICKS();
+    t->a_commit += end - start;
+    if (rc != RC_OK)
+        return mark_abort(t);
+    struct txn_stats *st = &t->st;
+    st->commits++;
+#if STATS_ENABLED
+    uint64_t total = end - t->attempt_start;
+    uint64_t parts = t->a_wait + t->a_precommit + t->a_deadlock + t->a_index + t->a_commit;
+    st->t_exec += total > parts ? total - parts : 0;
+    st->t_wait += t->a_wait;
+    st->t_precommit += t->a_precommit;
+    st->t_deadlock += t->a_deadlock;
+    st->t_index += t->a_index;
+    st->t_commit += t->a_commit;
+#endif
+    return RC_OK;
+}
+
+void txn_abort(struct txn *t)
+{
+    cc_abort(t);
+    if (t->hist)
+        hist_txn_abort(t->hist);
+    t->st.aborts++;
+    t->st.aborts_by[t->reason]++;
+    t->st.t_abort += STATS_TICKS() - t->attempt_start;
+}

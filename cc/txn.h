@@ -1,0 +1,118 @@
+/* The generic transaction's internals, shared by cc/txn.c and the algorithms (never by
+ * workloads, which see only cc/cc.h).
+ *
+ * The generic transaction owns the bookkeeping: the access set (one entry per row, found
+ * again through a small per-transaction hash), the transaction log area (arena), ids,
+ * history records, per-attempt timers and stats. Algorithms own the fields named cc_*
+ * and t->cc.
+ *
+ * Access set invariants:
+ *  - acc[0..nacc) are the rows this attempt accessed, in first-access order, each once.
+ *  - a->data is the image the transaction reads and writes: the row's own data when
+ *    a->in_place (2PL family, NONE, inserts), else a private copy in the arena that the
+ *    algorithm installs at commit.
+ *  - a->undo (in-place writers only) is the before-image taken at the first write; the
+ *    algorithm restores it on abort with txn_undo_in_place while still holding the row.
+ */
+#ifndef CC_TXN_H
+#define CC_TXN_H
+
+#include <stdatomic.h>
+#include <string.h>
+
+#include "cc/arena.h"
+#include "cc/cc.h"
+#include "cc/history.h"
+#include "storage/table.h"
+
+struct access {
+    struct row *row;
+    unsigned char *data;
+    unsigned char *undo;
+    colmask_t wmask;   /* columns written */
+    uint8_t type;      /* enum access_type held */
+    uint8_t in_place;  /* data == row->data */
+    uint16_t cc_flags; /* algorithm-owned */
+    uint32_t cc_u32;   /* algorithm-owned */
+    uint64_t cc_a;     /* algorithm-owned (e.g. observed version) */
+    uint64_t cc_b;     /* algorithm-owned */
+};
+
+struct acc_slot {
+    struct row *row;
+    uint32_t idx;
+    uint32_t gen; /* valid iff equal to txn.gen */
+};
+
+struct txn {
+    int thread_id;
+    bool aborted;              /* sticky abort flag */
+    enum abort_reason reason;  /* set by whoever returned RC_ABORT */
+    uint64_t id;               /* this attempt's unique id: (thread + 1) << 40 | counter */
+    uint64_t counter;
+    uint64_t ts;               /* algorithm-owned timestamp */
+    struct access *acc;
+    uint32_t nacc, acc_cap;
+    struct acc_slot *slots;    /* open addressing, 2 * acc_cap entries */
+    uint32_t slot_mask, gen;
+    struct arena arena;
+    struct hist_log *hist;     /* NULL unless verifying */
+    void *cc;                  /* algorithm-owned per-thread state */
+    /* per-attempt timers (ticks) */
+    uint64_t attempt_start, a_wait, a_precommit, a_deadlock, a_index, a_commit;
+    struct txn_stats st;
+};
+
+/* Allocates n bytes in the transaction's log area (16-byte aligned). */
+static inline void *txn_alloc(struct txn *t, size_t n) { return arena_alloc(&t->arena, n); }
+
+/* Sets the reason and returns RC_ABORT, for algorithms: `return txn_fail(t, AR_X);`. */
+static inline enum rc txn_fail(struct txn *t, enum abort_reason why)
+{
+    t->reason = why;
+    return RC_ABORT;
+}
+
+/* Copies a row's data into dst with relaxed atomic word loads, for optimistic readers
+ * that copy while a writer may install (the algorithm validates the copy with its own
+ * version check afterwards). data_size is a multiple of 8 and row data is 8-aligned. */
+static inline void row_copy_relaxed(unsigned char *dst, const struct row *r, uint32_t size)
+{
+    const _Atomic uint64_t *src = (const _Atomic uint64_t *)(const void *)r->data;
+    uint64_t *d = (uint64_t *)(void *)dst;
+    for (uint32_t i = 0; i < size / 8; i++)
+        d[i] = atomic_load_explicit(&src[i], memory_order_relaxed);
+}
+
+/* Installs a private image into the row with relaxed atomic word stores; the caller holds
+ * the row's write lock and publishes with its own release store of the row's version. */
+static inline void row_install_relaxed(struct row *r, const unsigned char *img, uint32_t size)
+{
+    _Atomic uint64_t *dst = (_Atomic uint64_t *)(void *)r->data;
+    const uint64_t *s = (const uint64_t *)(const void *)img;
+    for (uint32_t i = 0; i < size / 8; i++)
+        atomic_store_explicit(&dst[i], s[i], memory_order_relaxed);
+}
+
+/* For in-place writers, on abort: restores the before-image of every written row. */
+void txn_undo_in_place(struct txn *t);
+/* Publishes inserts (primary index) and deletes (deleted flag, index removal); called by
+ * the algorithm inside cc_commit while it holds exclusive access to those rows. */
+void txn_publish(struct txn *t);
+
+/* Wait timing for algorithms: start = txn_timer_start(); ...; txn_wait_done(t, start). */
+static inline uint64_t txn_timer_start(void) { return STATS_TICKS(); }
+static inline void txn_wait_done(struct txn *t, uint64_t start)
+{
+    t->a_wait += STATS_TICKS() - start;
+}
+static inline void txn_deadlock_done(struct txn *t, uint64_t start)
+{
+    t->a_deadlock += STATS_TICKS() - start;
+}
+static inline void txn_precommit_done(struct txn *t, uint64_t start)
+{
+    t->a_precommit += STATS_TICKS() - start;
+}
+
+#endif

@@ -1,0 +1,53 @@
+/* Compile-time configuration: every knob that is fixed when a binary is built, with its
+ * default. The Makefile passes the variant's flags from config/variants.tsv with -D; a
+ * value given there overrides the default here. Each knob is checked with #error so a bad
+ * build fails loudly. All effective values are printed in every run's JSON result
+ * (benchmarks/report.c). */
+#ifndef CONFIG_CONFIG_H
+#define CONFIG_CONFIG_H
+
+/* Upper bound on worker threads (and the size of per-thread tables). */
+#ifndef MAX_THREADS
+#define MAX_THREADS 256
+#endif
+#if MAX_THREADS < 1 || MAX_THREADS > 4096
+#error "MAX_THREADS must be in [1, 4096]"
+#endif
+
+/* Bytes of per-row metadata owned by the CC algorithm (its "slot"); set per variant. */
+#ifndef CC_META_SIZE
+#define CC_META_SIZE 64
+#endif
+#if CC_META_SIZE < 8 || CC_META_SIZE % 8 != 0 || CC_META_SIZE > 4096
+#error "CC_META_SIZE must be a multiple of 8 in [8, 4096]"
+#endif
+
+/* 1: per-thread counters and time breakdown are collected; 0: timers compile to nothing
+ * (commit/abort counts and latency are always kept: results need them). */
+#ifndef STATS_ENABLED
+#define STATS_ENABLED 1
+#endif
+#if STATS_ENABLED != 0 && STATS_ENABLED != 1
+#error "STATS_ENABLED must be 0 or 1"
+#endif
+
+/* Bytes of each chunk of a thread's transaction log area (arena); it chains more chunks
+ * if a transaction needs them and keeps them for later transactions. */
+#ifndef ARENA_CHUNK_BYTES
+#define ARENA_CHUNK_BYTES (256 * 1024)
+#endif
+#if ARENA_CHUNK_BYTES < 4096
+#error "ARENA_CHUNK_BYTES must be at least 4096"
+#endif
+
+/* Maximum number of columns in a table (column sets are 64-bit masks). */
+#define MAX_COLUMNS 64
+
+/* Iterations a waiter spins (with a pause) before it starts yielding the CPU. */
+#ifndef WAIT_SPINS
+#define WAIT_SPINS 256
+#endif
+
+#define CACHE_LINE 64
+
+#endif

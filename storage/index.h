@@ -1,0 +1,61 @@
+/* Index API: a hash index (key -> row) and an ordered index (key -> row, range scans).
+ *
+ * Two hash index implementations provide the idx_hash_* functions; the Makefile links
+ * exactly one (INDEX=own: storage/index_hash.c, the default; INDEX=tbb: the
+ * tbb::concurrent_hash_map in storage/index_tbb_hash.cpp). The ordered index is always
+ * tbb::concurrent_map behind storage/index_tbb_ordered.cpp. No C++ type leaks into this
+ * header.
+ *
+ * Thread safety: every function may be called concurrently from any thread. A key maps to
+ * at most one row (unique index); non-unique keys (e.g. customer by last name) are made
+ * unique by the caller appending a discriminator to the key. Rows are never freed while
+ * the index is alive, so a returned pointer stays valid.
+ *
+ * Concurrency control does not happen here: index entries are published by the generic
+ * transaction at commit (inserts) and removed at commit (deletes).
+ */
+#ifndef STORAGE_INDEX_H
+#define STORAGE_INDEX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct row;
+
+/* ---- hash index ---- */
+struct idx_hash;
+
+/* Creates an index sized for about `expected` keys (it may grow beyond). */
+struct idx_hash *idx_hash_create(size_t expected);
+void idx_hash_destroy(struct idx_hash *h);
+/* Inserts key -> row. Returns false (and changes nothing) if the key is present. */
+bool idx_hash_insert(struct idx_hash *h, uint64_t key, struct row *row);
+/* Returns the row of key, or NULL. */
+struct row *idx_hash_get(struct idx_hash *h, uint64_t key);
+/* Removes key. Returns false if it was absent. */
+bool idx_hash_remove(struct idx_hash *h, uint64_t key);
+size_t idx_hash_size(struct idx_hash *h);
+/* Name of the linked implementation ("own" or "tbb"), reported in results. */
+const char *idx_hash_kind(void);
+
+/* ---- ordered index ---- */
+struct idx_ordered;
+
+/* Visitor for scans: return true to continue, false to stop. */
+typedef bool (*idx_visit_fn)(uint64_t key, struct row *row, void *arg);
+
+struct idx_ordered *idx_ordered_create(void);
+void idx_ordered_destroy(struct idx_ordered *o);
+bool idx_ordered_insert(struct idx_ordered *o, uint64_t key, struct row *row);
+struct row *idx_ordered_get(struct idx_ordered *o, uint64_t key);
+bool idx_ordered_remove(struct idx_ordered *o, uint64_t key);
+size_t idx_ordered_size(struct idx_ordered *o);
+/* Visits keys in [lo, hi] in ascending order; returns the number visited. */
+size_t idx_ordered_scan(struct idx_ordered *o, uint64_t lo, uint64_t hi, idx_visit_fn fn,
+                        void *arg);
+/* Visits keys in [lo, hi] in descending order; returns the number visited. */
+size_t idx_ordered_scan_desc(struct idx_ordered *o, uint64_t lo, uint64_t hi, idx_visit_fn fn,
+                             void *arg);
+
+#endif

@@ -1,0 +1,107 @@
+/* The memory module (see mem.h): jemalloc for all allocation, libnuma for placement. */
+#include "storage/mem.h"
+
+#include <numa.h>
+#include <stdlib.h>
+#ifdef MEM_SYSTEM_MALLOC
+/* Sanitizer builds: the sanitizer owns malloc, so jemalloc is not linked; the few
+ * jemalloc extensions used here map to their plain equivalents. */
+#include <string.h>
+#define MALLOCX_ALIGN(a) (a)
+#define MALLOCX_ZERO 0
+static void *mallocx(size_t size, size_t align)
+{
+    void *p = aligned_alloc(align, (size + align - 1) / align * align);
+    if (p)
+        memset(p, 0, size);
+    return p;
+}
+#else
+#include <jemalloc/jemalloc.h>
+#endif
+#include <stdio.h>
+#include <stdlib.h>
+
+static int numa_nodes = 1;
+
+void mem_init(void)
+{
+    if (numa_available() >= 0) {
+        int n = numa_num_configured_nodes();
+        numa_nodes = n > 0 ? n : 1;
+    }
+}
+
+int mem_numa_nodes(void) { return numa_nodes; }
+
+void mem_thread_init(void)
+{
+#ifndef MEM_SYSTEM_MALLOC
+    unsigned arena;
+    size_t sz = sizeof(arena);
+    /* A fresh arena per worker: its pages are first touched by the (pinned) worker, so
+     * they land on the worker's node, and workers never contend on an arena lock. */
+    if (mallctl("arenas.create", &arena, &sz, NULL, 0) == 0)
+        mallctl("thread.arena", NULL, NULL, &arena, sizeof(arena));
+#endif
+}
+
+_Noreturn void mem_die_oom(const char *what, size_t size)
+{
+    fprintf(stderr, "%s: out of memory (%zu bytes)\n", what, size);
+    exit(1);
+}
+
+void *mem_alloc(size_t size)
+{
+    void *p = malloc(size ? size : 1);
+    if (!p)
+        mem_die_oom("mem_alloc", size);
+    return p;
+}
+
+void *mem_zalloc(size_t size)
+{
+    void *p = calloc(1, size ? size : 1);
+    if (!p)
+        mem_die_oom("mem_zalloc", size);
+    return p;
+}
+
+void *mem_alloc_aligned(size_t align, size_t size)
+{
+    void *p = mallocx(size ? size : 1, MALLOCX_ALIGN(align));
+    if (!p)
+        mem_die_oom("mem_alloc_aligned", size);
+    return p;
+}
+
+void *mem_realloc(void *p, size_t size)
+{
+    void *q = realloc(p, size ? size : 1);
+    if (!q)
+        mem_die_oom("mem_realloc", size);
+    return q;
+}
+
+void mem_free(void *p) { free(p); }
+
+void *mem_alloc_shared(size_t size)
+{
+    size = (size + 4095) & ~(size_t)4095;
+    /* MALLOCX_ZERO on a large size maps fresh zero pages without touching them, so the
+     * interleave policy set next still decides where each page lands on first touch (the
+     * parallel loaders), spreading the table over all nodes. */
+    void *p = mallocx(size, MALLOCX_ALIGN(4096) | MALLOCX_ZERO);
+    if (!p)
+        mem_die_oom("mem_alloc_shared", size);
+    if (numa_nodes > 1)
+        numa_interleave_memory(p, size, numa_all_nodes_ptr);
+    return p;
+}
+
+void mem_free_shared(void *p, size_t size)
+{
+    (void)size;
+    free(p);
+}

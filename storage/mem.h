@@ -1,0 +1,36 @@
+/* The memory module: every allocation of the testbed goes through here.
+ *
+ * Backed by jemalloc (linked as the process allocator). Shared tables are placed with
+ * NUMA interleaving through libnuma when the machine has more than one node; on one node,
+ * or where NUMA is unavailable, they are plain jemalloc allocations. Per-thread structures
+ * (transaction log areas, access sets) come from a jemalloc arena private to the thread
+ * (mem_thread_init), and the pinned thread touches them first, so they are node-local.
+ * Allocation failure is fatal: the functions never return NULL. */
+#ifndef STORAGE_MEM_H
+#define STORAGE_MEM_H
+
+#include <stddef.h>
+
+/* Once, before any thread starts: probes NUMA. */
+void mem_init(void);
+/* In each worker thread, after pinning: binds the thread to a private jemalloc arena. */
+void mem_thread_init(void);
+
+void *mem_alloc(size_t size);
+void *mem_zalloc(size_t size);
+void *mem_alloc_aligned(size_t align, size_t size);
+void *mem_realloc(void *p, size_t size);
+void mem_free(void *p);
+
+/* Large shared region (tables): zeroed, cache-line aligned, NUMA-interleaved where the
+ * machine has several nodes. */
+void *mem_alloc_shared(size_t size);
+void mem_free_shared(void *p, size_t size);
+
+/* Number of NUMA nodes seen (1 where NUMA is unavailable). */
+int mem_numa_nodes(void);
+
+/* Prints "<what>: out of memory (<size> bytes)" and exits with status 1. */
+_Noreturn void mem_die_oom(const char *what, size_t size);
+
+#endif

@@ -1,0 +1,126 @@
+/* Row store implementation: schema layout, chunked row allocation, the table catalog. */
+#include "storage/table.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "storage/index.h"
+#include "storage/mem.h"
+
+static struct table *catalog[MAX_TABLES];
+static const char *catalog_name[MAX_TABLES];
+static atomic_int catalog_n;
+
+void schema_init(struct schema *s, bool verify)
+{
+    memset(s, 0, sizeof(*s));
+    s->verify = verify;
+}
+
+static uint32_t align_up(uint32_t v, uint32_t a) { return (v + a - 1) / a * a; }
+
+int schema_add(struct schema *s, const char *name, enum col_type type, uint32_t size)
+{
+    if (s->ncols == MAX_COLUMNS) {
+        fprintf(stderr, "schema: more than %d columns\n", MAX_COLUMNS);
+        exit(1);
+    }
+    if (type != COL_CHAR)
+        size = type == COL_INT32 ? 4 : 8;
+    uint32_t off = s->data_size;
+    if (s->verify)
+        off = align_up(off, 8) + WID_SIZE; /* writer id, then the value */
+    else if (type != COL_CHAR)
+        off = align_up(off, size); /* numbers naturally aligned; text packed */
+    struct column *c = &s->cols[s->ncols];
+    c->name = name;
+    c->type = type;
+    c->size = size;
+    c->off = off;
+    s->data_size = off + size;
+    return s->ncols++;
+}
+
+void schema_seal(struct schema *s) { s->data_size = align_up(s->data_size, 8); }
+
+struct table *table_create(const char *name, const struct schema *s, uint64_t rows_hint,
+                           bool with_primary)
+{
+    int id = atomic_fetch_add(&catalog_n, 1);
+    if (id >= MAX_TABLES) {
+        fprintf(stderr, "catalog: more than %d tables\n", MAX_TABLES);
+        exit(1);
+    }
+    struct table *t = mem_zalloc(sizeof(*t));
+    t->id = (uint16_t)id;
+    t->name = name;
+    t->schema = *s;
+    t->stride = (sizeof(struct row) + s->data_size + CACHE_LINE - 1) / CACHE_LINE * CACHE_LINE;
+    /* Chunks of at least 1024 rows and at most 2^22; the initial rows fit in few chunks. */
+    unsigned shift = 10;
+    while (shift < 22 && ((uint64_t)1 << shift) < rows_hint)
+        shift++;
+    t->chunk_shift = shift;
+    t->max_chunks = ((uint64_t)1 << 34) >> shift; /* up to 2^34 rows per table */
+    t->chunks = mem_zalloc(t->max_chunks * sizeof(*t->chunks));
+    pthread_mutex_init(&t->chunk_lock, NULL);
+    if (with_primary)
+        t->primary = idx_hash_create(rows_hint ? rows_hint : 1024);
+    catalog[id] = t;
+    catalog_name[id] = name;
+    return t;
+}
+
+void table_destroy(struct table *t)
+{
+    size_t chunk_bytes = ((size_t)1 << t->chunk_shift) * t->stride;
+    for (size_t c = 0; c < t->max_chunks; c++) {
+        unsigned char *p = atomic_load_explicit(&t->chunks[c], memory_order_relaxed);
+        if (p)
+            mem_free_shared(p, chunk_bytes);
+    }
+    if (t->primary)
+        idx_hash_destroy(t->primary);
+    catalog[t->id] = NULL;
+    mem_free(t->chunks);
+    pthread_mutex_destroy(&t->chunk_lock);
+    mem_free(t);
+}
+
+static unsigned char *chunk_get(struct table *t, uint64_t c)
+{
+    if (c >= t->max_chunks) {
+        fprintf(stderr, "table %s: more than %llu rows\n", t->name,
+                (unsigned long long)(t->max_chunks << t->chunk_shift));
+        exit(1);
+    }
+    /* acquire: pairs with the release store below */
+    unsigned char *p = atomic_load_explicit(&t->chunks[c], memory_order_acquire);
+    if (p)
+        return p;
+    pthread_mutex_lock(&t->chunk_lock);
+    p = atomic_load_explicit(&t->chunks[c], memory_order_relaxed);
+    if (!p) {
+        p = mem_alloc_shared(((size_t)1 << t->chunk_shift) * t->stride);
+        atomic_store_explicit(&t->chunks[c], p, memory_order_release);
+    }
+    pthread_mutex_unlock(&t->chunk_lock);
+    return p;
+}
+
+struct row *table_new_row(struct table *t, uint64_t key)
+{
+    uint64_t i = atomic_fetch_add_explicit(&t->nrows, 1, memory_order_relaxed);
+    unsigned char *c = chunk_get(t, i >> t->chunk_shift);
+    struct row *r = (struct row *)(c + (i & (((uint64_t)1 << t->chunk_shift) - 1)) * t->stride);
+    /* Chunks are zeroed when mapped and a row number is handed out once: the row is
+     * still all zero here. */
+    r->key = key;
+    r->table = t;
+    return r;
+}
+
+struct table *catalog_table(int id) { return catalog[id]; }
+int catalog_count(void) { return atomic_load(&catalog_n); }
+const char *const *catalog_names(void) { return catalog_name; }

@@ -1,0 +1,114 @@
+/* Row store: schemas, rows and tables.
+ *
+ * A row is the algorithm-owned metadata slot (CC_META_SIZE bytes, cache-line aligned,
+ * cast only by the linked algorithm) followed by a small generic header and the data
+ * bytes laid out by the table's schema. With history verification on (schema->verify),
+ * every column is preceded by a hidden 8-byte writer id (see cc/history.h), so the layout
+ * of column c is: data + col[c].off - 8: writer id, data + col[c].off: value.
+ *
+ * Tables hold rows in chunks of 2^chunk_shift rows allocated from the memory module; a
+ * row never moves and is never freed while the table lives, so row pointers are stable
+ * (indexes and access sets keep them). Row numbers are handed out by an atomic counter;
+ * a chunk is allocated by whoever first needs it, under the table's chunk lock.
+ */
+#ifndef STORAGE_TABLE_H
+#define STORAGE_TABLE_H
+
+#include <pthread.h>
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config/config.h"
+
+enum col_type { COL_INT64, COL_UINT64, COL_INT32, COL_DOUBLE, COL_CHAR };
+
+struct column {
+    const char *name;
+    enum col_type type;
+    uint32_t size; /* bytes of the value (8 for numbers, the width for COL_CHAR) */
+    uint32_t off;  /* byte offset of the value within the row's data */
+};
+
+struct schema {
+    int ncols;
+    bool verify;        /* each column has a hidden writer id before its value */
+    uint32_t data_size; /* bytes of a row's data, writer ids included */
+    struct column cols[MAX_COLUMNS];
+};
+
+#define WID_SIZE 8
+
+struct table;
+
+/* Rows start on a cache line (table strides are cache-line multiples and chunks are
+ * page aligned), so the metadata slot starts a line; the struct itself is not padded to
+ * a line, so small slots leave room for data in the first line. */
+struct row {
+    alignas(8) unsigned char cc[CC_META_SIZE]; /* owned by the CC algorithm */
+    uint64_t key;                                       /* primary key */
+    struct table *table;
+    /* Set (relaxed) by a committing delete while the deleter holds exclusive access;
+     * read by accessors after they gained access through the CC protocol. */
+    _Atomic uint32_t deleted;
+    alignas(8) unsigned char data[];
+};
+
+struct table {
+    uint16_t id;
+    const char *name;
+    struct schema schema;
+    size_t stride;       /* bytes from one row to the next (cache-line multiple) */
+    unsigned chunk_shift;
+    _Atomic(unsigned char *) *chunks; /* MAX chunks; NULL until first needed */
+    size_t max_chunks;
+    _Atomic uint64_t nrows;           /* rows handed out so far */
+    pthread_mutex_t chunk_lock;
+    struct idx_hash *primary;         /* primary key index, or NULL */
+};
+
+/* Schema building: add columns in order, then seal. */
+void schema_init(struct schema *s, bool verify);
+int schema_add(struct schema *s, const char *name, enum col_type type, uint32_t size);
+void schema_seal(struct schema *s);
+
+/* Creates a table expected to hold about `rows_hint` rows (it can grow). With
+ * `with_primary`, a hash index on the key is created (sized for rows_hint). */
+struct table *table_create(const char *name, const struct schema *s, uint64_t rows_hint,
+                           bool with_primary);
+void table_destroy(struct table *t);
+
+/* A new row: key set, data zeroed, cc slot zeroed (the caller runs cc_row_init). */
+struct row *table_new_row(struct table *t, uint64_t key);
+/* Row number i (< nrows) in allocation order. */
+static inline struct row *table_row_at(struct table *t, uint64_t i)
+{
+    /* acquire: pairs with the release store that published the chunk */
+    unsigned char *c = atomic_load_explicit(&t->chunks[i >> t->chunk_shift],
+                                            memory_order_acquire);
+    return (struct row *)(c + (i & (((uint64_t)1 << t->chunk_shift) - 1)) * t->stride);
+}
+static inline uint64_t table_nrows(struct table *t)
+{
+    return atomic_load_explicit(&t->nrows, memory_order_acquire);
+}
+
+/* Column value address in a row image (the row's data or a private copy of it). */
+static inline unsigned char *col_ptr(const struct schema *s, const unsigned char *img, int c)
+{
+    return (unsigned char *)img + s->cols[c].off;
+}
+static inline uint64_t *col_wid(const struct schema *s, const unsigned char *img, int c)
+{
+    return (uint64_t *)(void *)((unsigned char *)img + s->cols[c].off - WID_SIZE);
+}
+
+/* The catalog: every table gets a small id (history records name tables by id). */
+#define MAX_TABLES 32
+struct table *catalog_table(int id);
+int catalog_count(void);
+const char *const *catalog_names(void);
+
+#endif
