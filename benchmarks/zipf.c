@@ -1,77 +1,65 @@
-/* Zipfian generator (see zipf.h). */
+/* Zipfian generator by rejection-inversion (see zipf.h).
+ *
+ * With h(x) = x^-theta and H an antiderivative of h, a continuous x is drawn by inverting
+ * H over [H(n + 0.5), H(1.5) - 1], rounded to k; k is accepted if x lies in the part of
+ * k's cell under h(k) (the squeeze test k - x <= s decides most draws without computing
+ * H again). The accepted k (1-based) has probability exactly k^-theta / zeta(n, theta). */
 #include "benchmarks/zipf.h"
 
 #include <math.h>
-#include <pthread.h>
 
-struct zeta_part {
-    uint64_t lo, hi;
-    double theta, sum;
-};
+/* log1p(x) / x, continuous at 0 */
+static double log1p_over(double x) { return fabs(x) > 1e-8 ? log1p(x) / x : 1 - x / 2; }
+/* expm1(x) / x, continuous at 0 */
+static double expm1_over(double x) { return fabs(x) > 1e-8 ? expm1(x) / x : 1 + x / 2; }
 
-static void *zeta_worker(void *arg)
+static double h(double theta, double x) { return exp(-theta * log(x)); }
+
+/* H(x) = (x^(1-theta) - 1) / (1 - theta), written to stay accurate as theta -> 1 */
+static double big_h(double theta, double x)
 {
-    struct zeta_part *p = arg;
-    double s = 0;
-    /* sum from the small terms up, for accuracy */
-    for (uint64_t i = p->hi; i >= p->lo && i > 0; i--)
-        s += pow((double)i, -p->theta);
-    p->sum = s;
-    return NULL;
+    double lx = log(x);
+    return expm1_over((1 - theta) * lx) * lx;
 }
 
-double zipf_zeta(uint64_t n, double theta)
+static double big_h_inv(double theta, double y)
 {
-    enum { PARTS = 8 };
-    struct zeta_part parts[PARTS];
-    pthread_t th[PARTS];
-    uint64_t step = n / PARTS + 1;
-    int started = 0;
-    for (int i = 0; i < PARTS; i++) {
-        parts[i] = (struct zeta_part){.lo = 1 + i * step, .hi = (i + 1) * step, .theta = theta};
-        if (parts[i].hi > n)
-            parts[i].hi = n;
-        if (parts[i].lo > parts[i].hi) {
-            parts[i].sum = 0;
-            continue;
-        }
-        if (n < 100000 || pthread_create(&th[i], NULL, zeta_worker, &parts[i]) != 0)
-            zeta_worker(&parts[i]);
-        else
-            started |= 1 << i;
-    }
-    double s = 0;
-    for (int i = PARTS - 1; i >= 0; i--) {
-        if (started & (1 << i))
-            pthread_join(th[i], NULL);
-        s += parts[i].sum;
-    }
-    return s;
+    double t = y * (1 - theta);
+    if (t < -1)
+        t = -1; /* guards rounding at the lower end */
+    return exp(log1p_over(t) * y);
 }
 
 void zipf_init(struct zipf *z, uint64_t n, double theta)
 {
     z->n = n;
     z->theta = theta;
-    if (theta == 0)
-        return;
-    double zeta2 = 1 + pow(0.5, theta);
-    z->zetan = zipf_zeta(n, theta);
-    z->alpha = 1 / (1 - theta);
-    z->eta = (1 - pow(2.0 / (double)n, 1 - theta)) / (1 - zeta2 / z->zetan);
-    z->half_pow = zeta2;
+    z->h_x1 = big_h(theta, 1.5) - 1;
+    z->h_n = big_h(theta, (double)n + 0.5);
+    z->s = 2 - big_h_inv(theta, big_h(theta, 2.5) - h(theta, 2));
 }
 
 uint64_t zipf_next(const struct zipf *z, struct rng *r)
 {
     if (z->theta == 0)
         return rng_below(r, z->n);
-    double u = rng_double(r);
-    double uz = u * z->zetan;
-    if (uz < 1)
-        return 0;
-    if (uz < z->half_pow)
-        return z->n > 1 ? 1 : 0;
-    uint64_t k = (uint64_t)((double)z->n * pow(z->eta * u - z->eta + 1, z->alpha));
-    return k < z->n ? k : z->n - 1;
+    for (;;) {
+        double u = z->h_n + rng_double(r) * (z->h_x1 - z->h_n);
+        double x = big_h_inv(z->theta, u);
+        double kd = floor(x + 0.5);
+        if (kd < 1)
+            kd = 1;
+        else if (kd > (double)z->n)
+            kd = (double)z->n;
+        if (kd - x <= z->s || u >= big_h(z->theta, kd + 0.5) - h(z->theta, kd))
+            return (uint64_t)kd - 1;
+    }
+}
+
+double zipf_zeta(uint64_t n, double theta)
+{
+    double s = 0;
+    for (uint64_t i = n; i >= 1; i--) /* small terms first, for accuracy */
+        s += pow((double)i, -theta);
+    return s;
 }

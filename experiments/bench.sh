@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# `make bench`: YCSB runs of every variant on 1 M rows of 10 x 10 bytes (DBx1000's
+# default schema), 16 requests, at theta 0.99 / 50% reads and theta 0.6 / 90% reads, with
+# 1 and 2 threads; BENCH_REPS repetitions (default 3) of BENCH_DURATION seconds (default 3)
+# each; prints the median of each point. Results go to results/bench-<time>.jsonl.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+reps=${BENCH_REPS:-3}
+dur=${BENCH_DURATION:-3}
+variants=${BENCH_VARIANTS:-$(awk '!/^#/ && NF {print $1}' config/variants.tsv)}
+threads=${BENCH_THREADS:-"1 2"}
+case $reps in '' | *[!0-9]* | 0) echo "BENCH_REPS must be a positive integer" >&2; exit 2 ;; esac
+mkdir -p results
+out=results/bench-$(date +%Y%m%d-%H%M%S).jsonl
+for setting in "--theta 0.99 --read-ratio 0.5" "--theta 0.6 --read-ratio 0.9"; do
+    for t in $threads; do
+        for r in $(seq 1 "$reps"); do
+            for v in $variants; do
+                echo "rep $r: $v $t threads $setting" >&2
+                # shellcheck disable=SC2086
+                build/bin/rundb-$v --threads "$t" --warmup 1 --duration "$dur" --rows 1000000 \
+                    --fields 10 --field-size 10 --req-per-txn 16 --seed "$r" $setting \
+                    --out "$out" >/dev/null 2>&1
+            done
+        done
+    done
+done
+echo "results: $out" >&2
+awk -f experiments/table.awk "$out"

@@ -1,0 +1,58 @@
+# Prints a table from rundb JSON result lines (one per run): one row per (workload
+# setting, threads, variant) with the median throughput, abort rate and p99 latency over
+# the repetitions. Usage: awk -f experiments/table.awk results.jsonl
+function num(key,    m) {
+    if (match($0, "\"" key "\":-?[0-9.e+-]+")) {
+        m = substr($0, RSTART, RLENGTH)
+        sub(/^"[^"]*":/, "", m)
+        return m + 0
+    }
+    return ""
+}
+function str(key,    m) {
+    if (match($0, "\"" key "\":\"[^\"]*\"")) {
+        m = substr($0, RSTART, RLENGTH)
+        sub(/^"[^"]*":"/, "", m)
+        sub(/"$/, "", m)
+        return m
+    }
+    return ""
+}
+function median(list,    a, n, i, j, t) {
+    n = split(list, a, " ")
+    for (i = 2; i <= n; i++)
+        for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) {
+            t = a[j]; a[j] = a[j - 1]; a[j - 1] = t
+        }
+    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+/^\{/ {
+    wl = str("workload")
+    setting = wl
+    if (wl == "ycsb")
+        setting = sprintf("ycsb theta %s read %s rows %s %sx%sB", num("theta"), num("read-ratio"),
+                          num("rows"), num("fields"), num("field-size"))
+    else if (wl == "bank")
+        setting = sprintf("bank accounts %s hot %s", num("accounts"), num("hot-accounts"))
+    k = setting SUBSEP num("threads") SUBSEP str("variant")
+    if (!(k in tput)) {
+        order[++n] = k
+    }
+    tput[k] = tput[k] " " num("throughput")
+    abr[k] = abr[k] " " num("abort_rate")
+    # the first p99 of the line is the overall latency's
+    match($0, /"latency_us":\{[^}]*\}/)
+    lat = substr($0, RSTART, RLENGTH)
+    match(lat, /"p99":[0-9.]+/)
+    p99[k] = p99[k] " " substr(lat, RSTART + 6, RLENGTH - 6)
+    reps[k]++
+}
+END {
+    printf "%-48s %7s %-11s %12s %8s %10s %4s\n", "setting", "threads", "variant", "commits/s", "aborts", "p99 us", "reps"
+    for (i = 1; i <= n; i++) {
+        k = order[i]
+        split(k, f, SUBSEP)
+        printf "%-48s %7s %-11s %12.0f %7.1f%% %10.1f %4d\n", f[1], f[2], f[3], median(tput[k]),
+               100 * median(abr[k]), median(p99[k]), reps[k]
+    }
+}

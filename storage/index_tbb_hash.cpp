@@ -1,0 +1,103 @@
+// The TBB hash index (INDEX=tbb): the idx_hash_* functions of storage/index.h over
+// tbb::concurrent_hash_map<uint64_t, row *>, as the baseline for the own index in
+// storage/index_hash.c. Linked instead of index_hash.c, never with it.
+//
+// concurrent_hash_map hashes with std::hash, the identity for integers in libstdc++, and
+// takes the low bits; a hash_compare with the own index's mixer keeps packed composite keys
+// from piling into few buckets and makes the two indexes comparable.
+//
+// No exception crosses the extern "C" boundary: bad_alloc (or any other) prints one line
+// and exits with status 1. A row must be non-NULL (NULL is the "absent" answer of get).
+#include <cassert>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <new>
+
+#include <tbb/concurrent_hash_map.h>
+
+extern "C" {
+#include "storage/index.h"
+}
+
+namespace {
+
+struct mixed_hash_compare {
+    // splitmix64's finalizer, as idx_mix in storage/index_hash.c.
+    static size_t hash(uint64_t x)
+    {
+        x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+        return static_cast<size_t>(x ^ (x >> 31));
+    }
+    static bool equal(uint64_t a, uint64_t b) { return a == b; }
+};
+
+using map_t = tbb::concurrent_hash_map<uint64_t, row *, mixed_hash_compare>;
+
+template <typename F>
+auto guarded(const char *fn, F f) -> decltype(f())
+{
+    try {
+        return f();
+    } catch (const std::bad_alloc &) {
+        std::fprintf(stderr, "%s: out of memory\n", fn);
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "%s: %s\n", fn, e.what());
+    } catch (...) {
+        std::fprintf(stderr, "%s: unknown exception\n", fn);
+    }
+    std::exit(1);
+}
+
+} // namespace
+
+struct idx_hash {
+    map_t map;
+    explicit idx_hash(size_t expected) : map(expected) {}
+};
+
+extern "C" {
+
+struct idx_hash *idx_hash_create(size_t expected)
+{
+    return guarded(__func__, [&] { return new idx_hash(expected); });
+}
+
+void idx_hash_destroy(struct idx_hash *h)
+{
+    delete h;
+}
+
+bool idx_hash_insert(struct idx_hash *h, uint64_t key, struct row *row)
+{
+    assert(row != nullptr);
+    // The map's bucket lock orders this insert before any find that sees it, so the
+    // caller's writes to the row are published with it.
+    return guarded(__func__, [&] { return h->map.insert(map_t::value_type(key, row)); });
+}
+
+struct row *idx_hash_get(struct idx_hash *h, uint64_t key)
+{
+    return guarded(__func__, [&]() -> row * {
+        map_t::const_accessor acc; // read lock on the element until acc goes out of scope
+        return h->map.find(acc, key) ? acc->second : nullptr;
+    });
+}
+
+bool idx_hash_remove(struct idx_hash *h, uint64_t key)
+{
+    return guarded(__func__, [&] { return h->map.erase(key); });
+}
+
+size_t idx_hash_size(struct idx_hash *h)
+{
+    return h->map.size();
+}
+
+const char *idx_hash_kind(void)
+{
+    return "tbb";
+}
+
+} // extern "C"

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Command-line hygiene of a rundb binary ($1): every bad input prints exactly one line on
+# stderr and exits with 2, quickly; --help documents every flag with its default; an
+# unknown variant at build time is refused. Prints each failing case; exit 1 if any.
+set -u
+bin=$1
+bad=0
+
+expect_bad() { # expect_bad ARGS...: exit 2, one stderr line, nothing on stdout
+    local err out rc
+    err=$(mktemp)
+    out=$(timeout 20 "$bin" "$@" 2>"$err")
+    rc=$?
+    local lines
+    lines=$(wc -l <"$err")
+    if [ $rc -ne 2 ] || [ "$lines" -ne 1 ] || [ -n "$out" ]; then
+        echo "case '$*': exit $rc, $lines stderr lines (want exit 2 and one line):"
+        head -n 3 "$err" | sed 's/^/    /'
+        bad=1
+    fi
+    rm -f "$err"
+}
+
+expect_bad --no-such-flag
+expect_bad --threads
+expect_bad --threads 0
+expect_bad --threads -3
+expect_bad --threads abc
+expect_bad --threads 2.5
+expect_bad --threads 100000
+expect_bad --theta 1
+expect_bad --theta 1.5
+expect_bad --theta -0.1
+expect_bad --read-ratio 1.01
+expect_bad --read-ratio -1
+expect_bad --rows 0
+expect_bad --rows 10 --req-per-txn 11
+expect_bad --duration 0
+expect_bad --duration nan
+expect_bad --warmup -1
+expect_bad --fields 0
+expect_bad --fields 64
+expect_bad --field-size 0
+expect_bad --pin everywhere
+expect_bad --workload tpcx
+expect_bad --accounts 1 --workload bank
+expect_bad --accounts 10 --hot-accounts 11 --workload bank
+expect_bad --hot-prob 2
+expect_bad --seed x
+expect_bad --out /nonexistent-dir/result.json
+expect_bad stray-argument
+expect_bad --queries-per-thread 0
+
+help=$(timeout 10 "$bin" --help)
+rc=$?
+if [ $rc -ne 0 ]; then
+    echo "--help: exit $rc"
+    bad=1
+fi
+for f in workload threads pin warmup duration seed out verify queries-per-thread backoff-max-us \
+    rows fields field-size req-per-txn read-ratio theta accounts hot-accounts hot-prob; do
+    if ! grep -q -- "--$f .*(default: " <<<"$help"; then
+        echo "--help does not document --$f with its default"
+        bad=1
+    fi
+done
+
+# an unknown variant at build time
+out=$(make -s VARIANT=no-such-variant 2>&1)
+rc=$?
+if [ $rc -ne 2 ] || ! grep -q "unknown variant" <<<"$out"; then
+    echo "make VARIANT=no-such-variant: exit $rc: $out"
+    bad=1
+fi
+exit $bad

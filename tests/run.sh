@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# The test suite (run by `make test` after building every flavor):
+#   unit tests (build/tests/test_*), CLI bad-input tests, and for every serializable
+#   variant of config/variants.tsv: YCSB theta 0.99 with 8 threads and --verify (history
+#   check), the bank workload with --verify (money conserved), the same under
+#   ThreadSanitizer, and one AddressSanitizer run.
+# Ends with "N passed, N failed"; exit status 1 if anything failed.
+set -u
+cd "$(dirname "$0")/.."
+pass=0
+fail=0
+failed=()
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
+# run NAME TIMEOUT CMD...: a case passes when CMD exits 0 within TIMEOUT seconds.
+run() {
+    local name=$1 limit=$2
+    shift 2
+    if timeout "$limit" "$@" >"$log" 2>&1; then
+        pass=$((pass + 1))
+        printf 'ok   %s\n' "$name"
+    else
+        local rc=$?
+        fail=$((fail + 1))
+        failed+=("$name")
+        printf 'FAIL %s (exit %d%s)\n' "$name" "$rc" "$([ $rc = 124 ] && echo ', timed out')"
+        tail -n 15 "$log" | cut -c1-300 | sed 's/^/     /'
+    fi
+}
+
+echo "== unit tests"
+for t in build/tests/test_*; do
+    [ -x "$t" ] && run "unit $(basename "$t")" 300 "$t"
+done
+
+echo "== command-line tests"
+run "cli bad input" 120 tests/cli_test.sh build/bin/rundb-no-wait
+
+variants=$(awk '!/^#/ && NF {print $1}' config/variants.tsv)
+ycsb_hot="--workload ycsb --theta 0.99 --rows 1000 --read-ratio 0.5 --fields 4 --field-size 16"
+ycsb_wide="--workload ycsb --theta 0.99 --rows 100000 --read-ratio 0.5 --fields 10 --field-size 10"
+bank="--workload bank --accounts 200 --hot-accounts 4 --hot-prob 0.5"
+common="--threads 8 --warmup 0 --verify"
+
+echo "== correctness: 8 threads on $(nproc) cores, history check and invariants"
+for v in $variants; do
+    b=build/bin/rundb-$v
+    if [ "$v" = none ]; then
+        # no concurrency control: only single-threaded runs are correct
+        run "$v ycsb 1 thread verify" 60 $b --threads 1 --warmup 0 --verify --duration 1 $ycsb_hot
+        continue
+    fi
+    run "$v ycsb hot verify" 90 $b $common --duration 2 $ycsb_hot
+    run "$v ycsb 100k rows verify" 90 $b $common --duration 2 $ycsb_wide
+    run "$v bank verify" 90 $b $common --duration 2 $bank
+    run "$v bank 16 threads" 90 $b --threads 16 --warmup 0 --duration 1 $bank
+done
+
+echo "== ThreadSanitizer"
+for v in $variants; do
+    [ "$v" = none ] && continue
+    b=build/tsan/bin/rundb-$v
+    export TSAN_OPTIONS="halt_on_error=1 exitcode=66"
+    run "tsan $v ycsb hot verify" 120 $b $common --duration 1 $ycsb_hot --queries-per-thread 2000
+    run "tsan $v bank verify" 120 $b $common --duration 1 $bank --queries-per-thread 2000
+done
+
+echo "== AddressSanitizer"
+for v in $variants; do
+    b=build/asan/bin/rundb-$v
+    t=8
+    [ "$v" = none ] && t=1
+    run "asan $v ycsb" 120 $b --threads $t --warmup 0 --duration 1 $ycsb_hot --verify --queries-per-thread 2000
+done
+
+echo
+if [ $fail -gt 0 ]; then
+    echo "failed: ${failed[*]}"
+fi
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]
