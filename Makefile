@@ -39,7 +39,7 @@ COMMON_CFLAGS := -std=c11 -Wall -Wextra -Werror -g -I. -D_GNU_SOURCE -pthread \
 	-DSTATS_ENABLED=$(STATS) -DGIT_REV='"$(GIT_REV)"' -DINDEX_KIND='"$(INDEX)"'
 COMMON_CXXFLAGS := -std=c++17 -Wall -Wextra -Werror -g -I. -pthread
 
-FLAVOR_CFLAGS_release := -O2 -march=native
+FLAVOR_CFLAGS_release := -O2 -flto=auto
 FLAVOR_CFLAGS_asan := -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -DMEM_SYSTEM_MALLOC
 FLAVOR_CFLAGS_tsan := -O1 -fsanitize=thread -DMEM_SYSTEM_MALLOC
 FLAVOR_LIBS_release := -ljemalloc
@@ -64,12 +64,12 @@ all: $(foreach v,$(VARIANTS),build/bin/rundb-$(v))
 # $(1) flavor, $(2) variant
 define VARIANT_RULES
 OBJS_$(1)_$(2) := $(patsubst %,build/$(1)/obj/$(2)/%.o,$(GENERIC_SRCS) $(INDEX_SRCS) $(call variant_srcs,$(2)))
-build/$(1)/obj/$(2)/%.c.o: %.c $(VARIANT_TABLE)
+build/$(1)/obj/$(2)/%.c.o: %.c $(VARIANT_TABLE) Makefile
 	@mkdir -p $$(@D)
 	$(CC) $(COMMON_CFLAGS) $(FLAVOR_CFLAGS_$(1)) -DCC_META_SIZE=$(call variant_meta,$(2)) \
 		-DVARIANT_NAME='"$(2)"' -DVARIANT_FLAGS='"$(strip $(call variant_flags,$(2)))"' \
 		$(call variant_flags,$(2)) -MMD -MP -c $$< -o $$@
-build/$(1)/obj/$(2)/%.cpp.o: %.cpp
+build/$(1)/obj/$(2)/%.cpp.o: %.cpp Makefile
 	@mkdir -p $$(@D)
 	$(CXX) $(COMMON_CXXFLAGS) $(filter-out -DMEM_SYSTEM_MALLOC,$(FLAVOR_CFLAGS_$(1))) -MMD -MP -c $$< -o $$@
 $(FLAVOR_BIN_$(1))/rundb-$(2): $$(OBJS_$(1)_$(2))

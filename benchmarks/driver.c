@@ -90,6 +90,35 @@ static void backoff(struct rng *r, unsigned retries, double max_us, bool yield)
     }
 }
 
+/* Runs one query to commit, retrying after aborts; false if the run stopped first.
+ * Kept out of line so profilers can count exactly the transaction work:
+ * valgrind --tool=callgrind --toggle-collect=driver_run_query ... */
+__attribute__((noinline)) bool driver_run_query(struct worker *wk, struct txn *t, const void *q,
+                                                 struct rng *brng)
+{
+    const struct workload *w = wk->w;
+    int type = w->query_type(q);
+    uint64_t start = clock_ticks();
+    for (unsigned retries = 0;; retries++) {
+        txn_begin(t, retries > 0);
+        enum rc rc = w->run(t, q);
+        if (rc == RC_OK)
+            rc = txn_commit(t);
+        if (rc == RC_OK)
+            break;
+        txn_abort(t);
+        wk->types[type].aborts++;
+        uint64_t b0 = STATS_TICKS();
+        backoff(brng, retries, wk->o->backoff_max_us, wk->oversub);
+        txn_add_backoff(t, STATS_TICKS() - b0);
+        if (atomic_load_explicit(&phase, memory_order_acquire) == PH_STOP)
+            return false;
+    }
+    wk->types[type].commits++;
+    latency_add(&wk->types[type].lat, clock_ticks() - start);
+    return true;
+}
+
 static void *worker_main(void *arg)
 {
     struct worker *wk = arg;
@@ -135,27 +164,9 @@ static void *worker_main(void *arg)
             memset(wk->types, 0, sizeof(wk->types));
         }
         const void *q = queries + qi * qsize;
-        int type = w->query_type(q);
-        uint64_t start = clock_ticks();
-        for (unsigned retries = 0;; retries++) {
-            txn_begin(t, retries > 0);
-            enum rc rc = w->run(t, q);
-            if (rc == RC_OK)
-                rc = txn_commit(t);
-            if (rc == RC_OK)
-                break;
-            txn_abort(t);
-            wk->types[type].aborts++;
-            uint64_t b0 = STATS_TICKS();
-            backoff(&brng, retries, o->backoff_max_us, wk->oversub);
-            txn_add_backoff(t, STATS_TICKS() - b0);
-            if (atomic_load_explicit(&phase, memory_order_acquire) == PH_STOP)
-                goto out;
-        }
-        wk->types[type].commits++;
-        latency_add(&wk->types[type].lat, clock_ticks() - start);
+        if (!driver_run_query(wk, t, q, &brng))
+            break;
     }
-out:
     wk->st = *txn_stats(t);
     wk->hist = txn_take_history(t);
     cc_thread_fini(t);

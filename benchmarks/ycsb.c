@@ -110,6 +110,10 @@ static enum rc ycsb_run(struct txn *t, const void *qv)
     const struct schema *s = &usertable->schema;
     unsigned char buf[4096];
     unsigned sink = 0;
+    /* fields are equally sized and laid out at a fixed step */
+    uint32_t off0 = s->cols[0].off;
+    uint32_t step = s->ncols > 1 ? s->cols[1].off - off0 : s->data_size;
+    uint32_t end = off0 + step * (uint32_t)s->ncols;
     for (uint32_t i = 0; i < q->n; i++) {
         const struct ycsb_req *rq = &q->req[i];
         struct row *row = txn_lookup(t, usertable, rq->key);
@@ -117,8 +121,8 @@ static enum rc ycsb_run(struct txn *t, const void *qv)
         if (!rq->write) {
             if (txn_read(t, row, COLS_ALL, &img) != RC_OK)
                 return RC_ABORT;
-            for (int f = 0; f < s->ncols; f++) /* read every field */
-                sink += *col_ptr(s, img, f);
+            for (uint32_t off = off0; off < end; off += step) /* read every field */
+                sink += img[off];
         } else {
             int f = (int)rq->field;
             if (txn_read_for_update(t, row, COL_BIT(f), &img) != RC_OK)

@@ -115,6 +115,7 @@ void txn_begin(struct txn *t, bool retry)
 {
     arena_reset(&t->arena);
     t->nacc = 0;
+    t->npublish = 0;
     if (++t->gen == 0) { /* generation wrapped: clear the slots once */
         memset(t->slots, 0, (t->slot_mask + 1) * sizeof(*t->slots));
         t->gen = 1;
@@ -194,9 +195,12 @@ enum rc txn_read_for_update(struct txn *t, struct row *r, colmask_t cols,
 
 enum rc txn_write(struct txn *t, struct row *r, int c, const void *value)
 {
-    struct access *a;
-    if (acc_get(t, r, ACC_WRITE, &a) != RC_OK)
-        return RC_ABORT;
+    struct access *a = t->nacc ? &t->acc[t->nacc - 1] : NULL;
+    /* fast path: a read-modify-write writes the row it accessed last */
+    if (t->aborted || !a || a->row != r || a->type < ACC_WRITE) {
+        if (acc_get(t, r, ACC_WRITE, &a) != RC_OK)
+            return RC_ABORT;
+    }
     const struct schema *s = &r->table->schema;
     if (a->in_place && !a->undo && a->type != ACC_INSERT) {
         a->undo = txn_alloc(t, s->data_size);
@@ -225,6 +229,7 @@ enum rc txn_insert(struct txn *t, struct table *tab, uint64_t key, struct row **
         t->nacc--;
         return mark_abort(t);
     }
+    t->npublish++;
     *out = r;
     return RC_OK;
 }
@@ -232,7 +237,10 @@ enum rc txn_insert(struct txn *t, struct table *tab, uint64_t key, struct row **
 enum rc txn_delete(struct txn *t, struct row *r)
 {
     struct access *a;
-    return acc_get(t, r, ACC_DELETE, &a);
+    if (acc_get(t, r, ACC_DELETE, &a) != RC_OK)
+        return RC_ABORT;
+    t->npublish++;
+    return RC_OK;
 }
 
 struct row *txn_lookup(struct txn *t, struct table *tab, uint64_t key)
@@ -260,7 +268,7 @@ void txn_undo_in_place(struct txn *t)
 
 void txn_publish(struct txn *t)
 {
-    for (uint32_t i = 0; i < t->nacc; i++) {
+    for (uint32_t i = 0; t->npublish && i < t->nacc; i++) {
         struct access *a = &t->acc[i];
         struct table *tab = a->row->table;
         if (a->type == ACC_INSERT && tab->primary) {

@@ -55,6 +55,7 @@ struct txn {
     uint32_t nacc, acc_cap;
     struct acc_slot *slots;    /* open addressing, 2 * acc_cap entries */
     uint32_t slot_mask, gen;
+    uint32_t npublish;         /* inserts + deletes of this attempt (txn_publish's work) */
     struct arena arena;
     struct hist_log *hist;     /* NULL unless verifying */
     void *cc;                  /* algorithm-owned per-thread state */
