@@ -33,10 +33,24 @@ variant_srcs = $(subst $(comma), ,$(shell awk '$$1=="$(1)" {print $$3}' $(VARIAN
 variant_flags = $(shell awk '$$1=="$(1)" {for (i = 4; i <= NF; i++) printf "%s ", $$i}' $(VARIANT_TABLE))
 comma := ,
 
+# INDEX=tbb builds land apart, so the two index kinds never mix objects or binaries.
+ifeq ($(INDEX),own)
+B := build
+else
+B := build/index-$(INDEX)
+endif
+
+# V=1 shows the full commands.
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
 GIT_REV := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
 
 COMMON_CFLAGS := -std=c11 -Wall -Wextra -Werror -g -I. -D_GNU_SOURCE -pthread \
-	-DSTATS_ENABLED=$(STATS) -DGIT_REV='"$(GIT_REV)"' -DINDEX_KIND='"$(INDEX)"'
+	-DSTATS_ENABLED=$(STATS) -DGIT_REV='"$(GIT_REV)"'
 COMMON_CXXFLAGS := -std=c++17 -Wall -Wextra -Werror -g -I. -pthread
 
 FLAVOR_CFLAGS_release := -O2 -flto=auto
@@ -45,9 +59,9 @@ FLAVOR_CFLAGS_tsan := -O1 -fsanitize=thread -DMEM_SYSTEM_MALLOC
 FLAVOR_LIBS_release := -ljemalloc
 FLAVOR_LIBS_asan :=
 FLAVOR_LIBS_tsan :=
-FLAVOR_BIN_release := build/bin
-FLAVOR_BIN_asan := build/asan/bin
-FLAVOR_BIN_tsan := build/tsan/bin
+FLAVOR_BIN_release := $(B)/bin
+FLAVOR_BIN_asan := $(B)/asan/bin
+FLAVOR_BIN_tsan := $(B)/tsan/bin
 
 LIBS := -lnuma -ltbb -lstdc++ -lm
 
@@ -59,38 +73,55 @@ INDEX_SRC_tbb := storage/index_tbb_hash.cpp
 INDEX_SRCS := $(INDEX_SRC_$(INDEX)) storage/index_tbb_ordered.cpp
 
 .PHONY: all run test bench asan tsan unit deps clean
-all: $(foreach v,$(VARIANTS),build/bin/rundb-$(v))
+all: $(foreach v,$(VARIANTS),$(B)/bin/rundb-$(v))
 
 # $(1) flavor, $(2) variant
 define VARIANT_RULES
-OBJS_$(1)_$(2) := $(patsubst %,build/$(1)/obj/$(2)/%.o,$(GENERIC_SRCS) $(INDEX_SRCS) $(call variant_srcs,$(2)))
-build/$(1)/obj/$(2)/%.c.o: %.c $(VARIANT_TABLE) Makefile
+OBJS_$(1)_$(2) := $(patsubst %,$(B)/$(1)/obj/$(2)/%.o,$(GENERIC_SRCS) $(INDEX_SRCS) $(call variant_srcs,$(2)))
+$(B)/$(1)/obj/$(2)/%.c.o: %.c $(VARIANT_TABLE) Makefile
 	@mkdir -p $$(@D)
-	$(CC) $(COMMON_CFLAGS) $(FLAVOR_CFLAGS_$(1)) -DCC_META_SIZE=$(call variant_meta,$(2)) \
+	@$(if $(Q),echo "  CC   $(1)/$(2)/$$<")
+	$(Q)$(CC) $(COMMON_CFLAGS) $(FLAVOR_CFLAGS_$(1)) -DCC_META_SIZE=$(call variant_meta,$(2)) \
 		-DVARIANT_NAME='"$(2)"' -DVARIANT_FLAGS='"$(strip $(call variant_flags,$(2)))"' \
 		$(call variant_flags,$(2)) -MMD -MP -c $$< -o $$@
-build/$(1)/obj/$(2)/%.cpp.o: %.cpp Makefile
+$(B)/$(1)/obj/$(2)/%.cpp.o: %.cpp Makefile
 	@mkdir -p $$(@D)
-	$(CXX) $(COMMON_CXXFLAGS) $(filter-out -DMEM_SYSTEM_MALLOC,$(FLAVOR_CFLAGS_$(1))) -MMD -MP -c $$< -o $$@
+	@$(if $(Q),echo "  CXX  $(1)/$(2)/$$<")
+	$(Q)$(CXX) $(COMMON_CXXFLAGS) $(filter-out -DMEM_SYSTEM_MALLOC,$(FLAVOR_CFLAGS_$(1))) -MMD -MP -c $$< -o $$@
 $(FLAVOR_BIN_$(1))/rundb-$(2): $$(OBJS_$(1)_$(2))
 	@mkdir -p $$(@D)
-	$(CC) $(FLAVOR_CFLAGS_$(1)) -pthread $$^ -o $$@ $(FLAVOR_LIBS_$(1)) $(LIBS)
+	@$(if $(Q),echo "  LINK $$@")
+	$(Q)$(CC) $(FLAVOR_CFLAGS_$(1)) -pthread $$^ -o $$@ $(FLAVOR_LIBS_$(1)) $(LIBS)
 -include $$(OBJS_$(1)_$(2):.o=.d)
 endef
 
 $(foreach f,release asan tsan,$(foreach v,$(VARIANTS),$(eval $(call VARIANT_RULES,$(f),$(v)))))
 
-asan: $(foreach v,$(VARIANTS),build/asan/bin/rundb-$(v))
-tsan: $(foreach v,$(filter-out none,$(VARIANTS)),build/tsan/bin/rundb-$(v))
+asan: $(foreach v,$(VARIANTS),$(B)/asan/bin/rundb-$(v))
+tsan: $(foreach v,$(filter-out none,$(VARIANTS)),$(B)/tsan/bin/rundb-$(v))
 
 # Unit tests: each tests/unit/test_<name>.c links the generic objects of the `none`
-# variant's asan flavor (sanitized, algorithm-free code paths).
-UNIT_TESTS := $(patsubst tests/unit/%.c,build/tests/%,$(wildcard tests/unit/test_*.c))
-UNIT_OBJS := $(filter-out build/asan/obj/none/benchmarks/main.c.o,$(OBJS_asan_none))
-build/tests/%: tests/unit/%.c $(UNIT_OBJS)
+# variant's asan flavor (sanitized, algorithm-free code paths). test_index is also
+# linked against the other hash index (test_index_other).
+UNIT_TESTS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(wildcard tests/unit/test_*.c))
+UNIT_OBJS := $(filter-out $(B)/asan/obj/none/benchmarks/main.c.o,$(OBJS_asan_none))
+OTHER_INDEX_SRC := $(if $(filter own,$(INDEX)),$(INDEX_SRC_tbb),$(INDEX_SRC_own))
+OTHER_INDEX_OBJ := $(B)/asan/obj/other-index/$(OTHER_INDEX_SRC).o
+$(B)/tests/%: tests/unit/%.c $(UNIT_OBJS)
 	@mkdir -p $(@D)
-	$(CC) $(COMMON_CFLAGS) $(FLAVOR_CFLAGS_asan) -DCC_META_SIZE=8 $< $(UNIT_OBJS) -o $@ $(LIBS)
-unit: $(UNIT_TESTS)
+	@$(if $(Q),echo "  TEST $@")
+	$(Q)$(CC) $(COMMON_CFLAGS) $(FLAVOR_CFLAGS_asan) -DCC_META_SIZE=8 $< $(UNIT_OBJS) -o $@ $(LIBS)
+$(B)/asan/obj/other-index/%.cpp.o: %.cpp Makefile
+	@mkdir -p $(@D)
+	$(Q)$(CXX) $(COMMON_CXXFLAGS) $(filter-out -DMEM_SYSTEM_MALLOC,$(FLAVOR_CFLAGS_asan)) -c $< -o $@
+$(B)/asan/obj/other-index/%.c.o: %.c Makefile
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(COMMON_CFLAGS) $(FLAVOR_CFLAGS_asan) -c $< -o $@
+$(B)/tests/test_index_other: tests/unit/test_index.c $(UNIT_OBJS) $(OTHER_INDEX_OBJ)
+	@$(if $(Q),echo "  TEST $@")
+	$(Q)$(CC) $(COMMON_CFLAGS) $(FLAVOR_CFLAGS_asan) -DCC_META_SIZE=8 $< \
+		$(filter-out %/$(INDEX_SRC_$(INDEX)).o,$(UNIT_OBJS)) $(OTHER_INDEX_OBJ) -o $@ $(LIBS)
+unit: $(UNIT_TESTS) $(B)/tests/test_index_other
 
 NPROC := $(shell nproc 2>/dev/null || echo 2)
 
