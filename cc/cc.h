@@ -26,6 +26,7 @@ struct table;
 struct txn;
 struct access;
 struct hist_log;
+struct idx_ordered;
 
 enum rc { RC_OK = 0, RC_ABORT = 1 };
 
@@ -73,8 +74,14 @@ enum rc txn_write(struct txn *t, struct row *r, int c, const void *value);
 /* Creates a row with this key in tab; fill it with txn_write. It becomes visible (and
  * enters tab's primary index) when the transaction commits. */
 enum rc txn_insert(struct txn *t, struct table *tab, uint64_t key, struct row **out);
-/* Deletes row r: exclusive access now, removal from the primary index at commit. */
+/* Deletes row r: exclusive access now, removal from the primary index at commit. An
+ * access to a row whose delete has committed returns RC_ABORT (reason AR_DELETED). */
 enum rc txn_delete(struct txn *t, struct row *r);
+/* Secondary (ordered) index maintenance, applied at commit together with the inserts and
+ * deletes (while the algorithm holds the rows exclusively); nothing happens on abort.
+ * The caller must hold write access to `r` (an insert, delete or write of it). */
+void txn_index_insert(struct txn *t, struct idx_ordered *o, uint64_t key, struct row *r);
+void txn_index_remove(struct txn *t, struct idx_ordered *o, uint64_t key);
 
 const struct txn_stats *txn_stats(const struct txn *t);
 /* Hands the recorded history (NULL unless verifying) to the caller, who frees it. */

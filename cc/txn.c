@@ -116,6 +116,8 @@ void txn_begin(struct txn *t, bool retry)
     arena_reset(&t->arena);
     t->nacc = 0;
     t->npublish = 0;
+    t->index_ops = NULL;
+    t->index_ops_tail = &t->index_ops;
     if (++t->gen == 0) { /* generation wrapped: clear the slots once */
         memset(t->slots, 0, (t->slot_mask + 1) * sizeof(*t->slots));
         t->gen = 1;
@@ -146,6 +148,12 @@ static inline enum rc acc_get(struct txn *t, struct row *r, enum access_type typ
         a = acc_new(t, r);
         if (cc_access(t, a, type) != RC_OK) {
             t->nacc--; /* the algorithm holds nothing for it; no look-up follows */
+            return mark_abort(t);
+        }
+        /* relaxed: the flag is set by a deleter while it held the row exclusively, and
+         * the access just granted orders this load after that deleter's commit */
+        if (atomic_load_explicit(&r->deleted, memory_order_relaxed)) {
+            t->reason = AR_DELETED;
             return mark_abort(t);
         }
     } else if (a->type < type && !(type == ACC_WRITE && a->type == ACC_INSERT)) {
@@ -266,8 +274,36 @@ void txn_undo_in_place(struct txn *t)
     }
 }
 
+static void index_op_add(struct txn *t, struct idx_ordered *o, uint64_t key, struct row *r)
+{
+    struct index_op *op = txn_alloc(t, sizeof(*op));
+    *op = (struct index_op){.next = NULL, .index = o, .key = key, .row = r};
+    *t->index_ops_tail = op;
+    t->index_ops_tail = &op->next;
+    t->npublish++;
+}
+
+void txn_index_insert(struct txn *t, struct idx_ordered *o, uint64_t key, struct row *r)
+{
+    index_op_add(t, o, key, r);
+}
+
+void txn_index_remove(struct txn *t, struct idx_ordered *o, uint64_t key)
+{
+    index_op_add(t, o, key, NULL);
+}
+
 void txn_publish(struct txn *t)
 {
+    for (struct index_op *op = t->index_ops; op; op = op->next) {
+        if (op->row && !idx_ordered_insert(op->index, op->key, op->row)) {
+            fprintf(stderr, "ordered index: committed insert of duplicate key %llu\n",
+                    (unsigned long long)op->key);
+            exit(1);
+        }
+        if (!op->row)
+            idx_ordered_remove(op->index, op->key);
+    }
     for (uint32_t i = 0; t->npublish && i < t->nacc; i++) {
         struct access *a = &t->acc[i];
         struct table *tab = a->row->table;

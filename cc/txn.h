@@ -38,6 +38,14 @@ struct access {
     uint64_t cc_b;     /* algorithm-owned */
 };
 
+/* A deferred ordered-index operation (txn_index_insert / txn_index_remove). */
+struct index_op {
+    struct index_op *next;
+    struct idx_ordered *index;
+    uint64_t key;
+    struct row *row; /* NULL: remove */
+};
+
 struct acc_slot {
     struct row *row;
     uint32_t idx;
@@ -56,6 +64,7 @@ struct txn {
     struct acc_slot *slots;    /* open addressing, 2 * acc_cap entries */
     uint32_t slot_mask, gen;
     uint32_t npublish;         /* inserts + deletes of this attempt (txn_publish's work) */
+    struct index_op *index_ops, **index_ops_tail; /* in call order, in the arena */
     struct arena arena;
     struct hist_log *hist;     /* NULL unless verifying */
     void *cc;                  /* algorithm-owned per-thread state */

@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "cc/wait.h"
+#include "storage/mem.h"
 #include "storage/index.h"
 
 #define CACHE_LINE 64
@@ -70,16 +71,12 @@ struct idx_hash {
     struct idx_count counts[COUNT_STRIPES];
 };
 
-/* The one allocation point: zeroed, cache-line-aligned memory; failure is fatal. */
+/* Small allocations (the handle, overflow nodes): zeroed, cache-line aligned, from the
+ * memory module (which exits on failure). The bucket array is a shared region. */
 static void *idx_alloc(size_t size)
 {
     size_t rounded = (size + CACHE_LINE - 1) & ~(size_t)(CACHE_LINE - 1);
-    void *p = aligned_alloc(CACHE_LINE, rounded);
-    if (p == NULL) {
-        fprintf(stderr, "idx_hash: out of memory (%zu bytes)\n", rounded);
-        exit(1);
-    }
-    return memset(p, 0, rounded);
+    return memset(mem_alloc_aligned(CACHE_LINE, rounded), 0, rounded);
 }
 
 /* splitmix64's finalizer: a bijection whose low bits depend on every key bit, so packed
@@ -107,7 +104,7 @@ struct idx_hash *idx_hash_create(size_t expected)
         bits++;
     struct idx_hash *h = idx_alloc(sizeof *h);
     h->mask = ((size_t)1 << bits) - 1;
-    h->buckets = idx_alloc(((size_t)1 << bits) * sizeof(struct idx_bucket));
+    h->buckets = mem_alloc_shared(((size_t)1 << bits) * sizeof(struct idx_bucket));
     return h;
 }
 
@@ -120,12 +117,12 @@ void idx_hash_destroy(struct idx_hash *h)
         struct idx_bucket *node = atomic_load_explicit(&h->buckets[i].next, memory_order_relaxed);
         while (node != NULL) {
             struct idx_bucket *next = atomic_load_explicit(&node->next, memory_order_relaxed);
-            free(node);
+            mem_free(node);
             node = next;
         }
     }
-    free(h->buckets);
-    free(h);
+    mem_free_shared(h->buckets, (h->mask + 1) * sizeof(struct idx_bucket));
+    mem_free(h);
 }
 
 /* Reads the chain of head once; the caller validates the result with seq. */
