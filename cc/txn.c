@@ -244,7 +244,13 @@ enum rc txn_insert(struct txn *t, struct table *tab, uint64_t key, struct row **
 
 enum rc txn_delete(struct txn *t, struct row *r)
 {
-    struct access *a;
+    struct access *a = t->aborted ? NULL : acc_find(t, r);
+    if (a && a->type == ACC_INSERT) {
+        /* deleting its own insert: the row is still private; it is simply never
+         * published (relaxed: no other thread can reach the row) */
+        atomic_store_explicit(&r->deleted, 1, memory_order_relaxed);
+        return RC_OK;
+    }
     if (acc_get(t, r, ACC_DELETE, &a) != RC_OK)
         return RC_ABORT;
     t->npublish++;
@@ -307,7 +313,8 @@ void txn_publish(struct txn *t)
     for (uint32_t i = 0; t->npublish && i < t->nacc; i++) {
         struct access *a = &t->acc[i];
         struct table *tab = a->row->table;
-        if (a->type == ACC_INSERT && tab->primary) {
+        if (a->type == ACC_INSERT && tab->primary &&
+            !atomic_load_explicit(&a->row->deleted, memory_order_relaxed)) {
             if (!idx_hash_insert(tab->primary, a->row->key, a->row)) {
                 fprintf(stderr, "table %s: committed insert of duplicate key %llu\n",
                         tab->name, (unsigned long long)a->row->key);

@@ -1,0 +1,268 @@
+/* Per-row lock with a queue: the one lock module of the 2PL family (NO_WAIT, WAIT_DIE,
+ * WOUND_WAIT, DL_DETECT) and later Bamboo. The conflict policy is the only difference
+ * between them; it is a parameter of the slow path (callers pass a constant).
+ *
+ * State (struct lq_lock, in the row's CC slot):
+ *   word    bit 0 LQ_LATCH: the queue latch; bit 1 LQ_EX: held exclusive;
+ *           bits 2..63: number of shared holders (LQ_SH_ONE each).
+ *   owners  granted requests (doubly linked through onext/oprev), unordered.
+ *   whead/wtail  waiting requests (doubly linked through wnext/wprev), in the policy's
+ *           order: WAIT_DIE youngest first, WOUND_WAIT oldest first, DL_DETECT FIFO;
+ *           upgrades always go to the head (the upgrader already holds a shared lock, so
+ *           every waiter behind it waits for it anyway).
+ *
+ * Two ways to use the word:
+ *  - Lock-free (NO_WAIT: nobody needs to know who holds a lock): lq_try_sh/ex/upgrade
+ *    CAS the word, lq_free_sh/ex release it. LATCH is never set and the lists stay empty.
+ *  - Queued (the waiting policies: they need the holders' identities and timestamps):
+ *    every acquire and release takes the latch (a CAS), changes the lists and the
+ *    counts, and stores the new word with the latch clear (release). Uncontended, that is
+ *    two atomic RMWs per lock, as many as the lock-free way.
+ *
+ * Rules:
+ *  1. The lists, every request's link fields, mode and upgrading are only touched with
+ *     the latch held (the owning thread fills a request before it links it).
+ *  2. req->granted is cleared by lq_enqueue when the request starts to wait and set once,
+ *     under the latch, by whoever grants it (release); the waiter polls it (acquire)
+ *     without the latch. A waiter may cancel only under the latch, after checking that
+ *     it was not granted in the meantime. The owners' timestamps (txn->ts) are read under
+ *     the latch: an owner writes its ts at begin, before it links any request.
+ *  3. Row data written in place by an exclusive holder is published by the release store
+ *     that frees the word (or unlatches); the next holder's acquire (CAS or the latch,
+ *     then the grant flag) synchronises with it.
+ *  4. Grants: the head waiter is granted while it is compatible with the owners (an
+ *     upgrade: it is the only owner); granting stops at the first incompatible one. A
+ *     new request is granted at once only when it would be at the head.
+ *  5. lq_txn.state (WOUND_WAIT) goes RUNNING -> WOUNDED by a wounder that holds the latch
+ *     of a row where the victim's request is linked (so the victim is still in that
+ *     attempt), or RUNNING -> COMMITTING by the owner at commit start; the owner resets it
+ *     to RUNNING at begin, when it holds no request anywhere.
+ * Lock order: one row latch at a time; nothing is acquired while a latch is held.
+ */
+#ifndef CC_LOCK_QUEUE_H
+#define CC_LOCK_QUEUE_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cc/wait.h"
+
+enum lq_policy { LQ_NO_WAIT, LQ_WAIT_DIE, LQ_WOUND_WAIT, LQ_DL_DETECT };
+enum lq_mode { LQ_MODE_SH = 1, LQ_MODE_EX = 2 };
+enum lq_state { LQ_RUNNING = 0, LQ_WOUNDED = 1, LQ_COMMITTING = 2 };
+/* What lq_enqueue decided. */
+enum lq_rc { LQ_GRANTED, LQ_WAIT, LQ_DIE };
+
+#define LQ_LATCH ((uint64_t)1)
+#define LQ_EX ((uint64_t)2)
+#define LQ_SH_ONE ((uint64_t)4)
+
+/* A transaction as the lock module sees it: one per thread, reused by every attempt. */
+struct lq_txn {
+    uint64_t ts;                  /* priority (smaller = older); owner writes at begin */
+    uint64_t id;                  /* the attempt's id (waits-for edges) */
+    _Atomic uint32_t state;       /* enum lq_state, rule 5 */
+    int thread;
+};
+
+/* One transaction's request on one row: granted (in owners) or waiting (in the waiters),
+ * or both while it waits to upgrade. Allocated in the requester's arena. */
+struct lq_req {
+    struct lq_req *onext, *oprev;
+    struct lq_req *wnext, *wprev;
+    struct lq_txn *txn;
+    uint8_t mode;      /* granted mode (owner) or wanted mode (new waiter) */
+    uint8_t upgrading; /* an owner of mode SH waiting for EX */
+    _Atomic uint8_t granted; /* meaningful only while waiting: lq_enqueue clears it */
+};
+
+struct lq_lock {
+    _Atomic uint64_t word;
+    struct lq_req *owners;
+    struct lq_req *whead, *wtail;
+};
+
+static inline void lq_init(struct lq_lock *l)
+{
+    atomic_init(&l->word, 0);
+    l->owners = l->whead = l->wtail = NULL;
+}
+
+/* ---- lock-free use (NO_WAIT) ---- */
+
+static inline bool lq_try_sh(struct lq_lock *l)
+{
+    uint64_t w = atomic_load_explicit(&l->word, memory_order_relaxed);
+    do {
+        if (w & (LQ_EX | LQ_LATCH))
+            return false;
+        /* acquire: pairs with the release in lq_free_ex (data of the last writer) */
+    } while (!atomic_compare_exchange_weak_explicit(&l->word, &w, w + LQ_SH_ONE,
+                                                    memory_order_acquire,
+                                                    memory_order_relaxed));
+    return true;
+}
+
+static inline bool lq_try_ex(struct lq_lock *l)
+{
+    uint64_t w = 0;
+    /* acquire: pairs with the release in lq_free_ex / lq_free_sh (readers done) */
+    return atomic_compare_exchange_strong_explicit(&l->word, &w, LQ_EX, memory_order_acquire,
+                                                   memory_order_relaxed);
+}
+
+/* Shared -> exclusive, only as the sole shared holder. */
+static inline bool lq_try_upgrade(struct lq_lock *l)
+{
+    uint64_t w = LQ_SH_ONE;
+    /* acquire: pairs with the release in lq_free_sh of the other readers */
+    return atomic_compare_exchange_strong_explicit(&l->word, &w, LQ_EX, memory_order_acquire,
+                                                   memory_order_relaxed);
+}
+
+static inline void lq_free_sh(struct lq_lock *l)
+{
+    /* release: pairs with the acquire of the next exclusive holder (lq_try_ex/upgrade) */
+    atomic_fetch_sub_explicit(&l->word, LQ_SH_ONE, memory_order_release);
+}
+
+static inline void lq_free_ex(struct lq_lock *l)
+{
+    /* Only the exclusive holder writes the word while LQ_EX is set (every other CAS
+     * expects it clear), so a plain store frees it. release: pairs with the acquire CAS
+     * of the next holder (lq_try_sh/ex). */
+    atomic_store_explicit(&l->word, 0, memory_order_release);
+}
+
+/* ---- queued use (the waiting policies) ---- */
+
+/* The contended part of lq_latch (lock_queue.c). */
+uint64_t lq_latch_wait(struct lq_lock *l);
+
+/* Takes the latch; returns the word (latch bit clear) it held. */
+static inline uint64_t lq_latch(struct lq_lock *l)
+{
+    uint64_t w = atomic_load_explicit(&l->word, memory_order_relaxed);
+    /* acquire: pairs with the release store of lq_unlatch (lists, counts, data) */
+    if (!(w & LQ_LATCH) &&
+        atomic_compare_exchange_weak_explicit(&l->word, &w, w | LQ_LATCH, memory_order_acquire,
+                                              memory_order_relaxed))
+        return w;
+    return lq_latch_wait(l);
+}
+
+/* Stores the new word w (its latch bit clear), ending the critical section. */
+static inline void lq_unlatch(struct lq_lock *l, uint64_t w)
+{
+    /* release: pairs with the acquire CAS of the next lq_latch */
+    atomic_store_explicit(&l->word, w, memory_order_release);
+}
+
+static inline void lq_owner_link(struct lq_lock *l, struct lq_req *r)
+{
+    r->oprev = NULL;
+    r->onext = l->owners;
+    if (l->owners)
+        l->owners->oprev = r;
+    l->owners = r;
+}
+
+static inline void lq_owner_unlink(struct lq_lock *l, struct lq_req *r)
+{
+    if (r->oprev)
+        r->oprev->onext = r->onext;
+    else
+        l->owners = r->onext;
+    if (r->onext)
+        r->onext->oprev = r->oprev;
+}
+
+/* Fills request r for txn x wanting `mode` (a fresh request, not linked anywhere). */
+static inline void lq_req_init(struct lq_req *r, struct lq_txn *x, enum lq_mode mode)
+{
+    r->txn = x;
+    r->mode = (uint8_t)mode;
+    r->upgrading = 0;
+}
+
+/* The uncontended case of a new request, latch held (w: the word): grants r if it needs
+ * no queue (no waiters, compatible with the owners) and unlatches. False: the latch is
+ * still held, for lq_enqueue. */
+static inline bool lq_grant_latched(struct lq_lock *l, struct lq_req *r, enum lq_mode mode,
+                                    uint64_t w)
+{
+    if (l->whead || (mode == LQ_MODE_SH ? (w & LQ_EX) != 0 : w != 0))
+        return false;
+    lq_owner_link(l, r);
+    lq_unlatch(l, mode == LQ_MODE_SH ? w + LQ_SH_ONE : LQ_EX);
+    return true;
+}
+
+/* The same, taking the latch first; on false *w is the word. */
+static inline bool lq_acquire(struct lq_lock *l, struct lq_req *r, enum lq_mode mode,
+                              uint64_t *w)
+{
+    *w = lq_latch(l);
+    return lq_grant_latched(l, r, mode, *w);
+}
+
+/* The same for an upgrade of owner r (mode SH): granted at once if r is the only owner
+ * (an upgrade does not queue behind waiters, rule 4). */
+static inline bool lq_upgrade(struct lq_lock *l, struct lq_req *r, uint64_t *w)
+{
+    uint64_t v = lq_latch(l);
+    if (v != LQ_SH_ONE) {
+        *w = v;
+        return false;
+    }
+    r->mode = LQ_MODE_EX;
+    lq_unlatch(l, LQ_EX);
+    return true;
+}
+
+/* Grants the waiters compatible with word w, then unlatches (lq_release's slow path). */
+void lq_grant_unlatch(struct lq_lock *l, uint64_t w);
+
+/* Releases the granted request r and grants the waiters that became compatible. */
+static inline void lq_release(struct lq_lock *l, struct lq_req *r)
+{
+    uint64_t w = lq_latch(l);
+    lq_owner_unlink(l, r);
+    w = r->mode == LQ_MODE_EX ? 0 : w - LQ_SH_ONE;
+    if (l->whead)
+        lq_grant_unlatch(l, w);
+    else
+        lq_unlatch(l, w);
+}
+
+/* The conflict path, with the latch held since lq_acquire / lq_upgrade returned false
+ * (w: the word they returned). r->granted need not be set. Applies the policy: LQ_DIE (WAIT_DIE: an older conflicting owner;
+ * nothing is queued), LQ_GRANTED, or LQ_WAIT (r is queued; WOUND_WAIT has wounded the
+ * younger conflicting owners). For DL_DETECT the ids of the attempts r waits for (every
+ * other owner and every waiter ahead of r) are written to blk (room for 2 * threads);
+ * *nblk is their count. Releases the latch. NO_WAIT must not call it. */
+enum lq_rc lq_enqueue(struct lq_lock *l, struct lq_req *r, bool upgrade, uint64_t w,
+                      enum lq_policy pol, uint64_t *blk, int *nblk);
+
+/* Waits until r is granted; with `watch`, also returns false as soon as *watch reads
+ * LQ_WOUNDED (the caller then cancels). True: granted. */
+bool lq_wait(struct lq_req *r, const _Atomic uint32_t *watch);
+
+/* Withdraws a waiting request (wounded, deadlock victim). Returns true if it had been
+ * granted in the meantime (the caller then holds it: a new request must be released, an
+ * upgrade is now exclusive); false: it is out of the queue (an upgrader keeps its shared
+ * lock). */
+bool lq_cancel(struct lq_lock *l, struct lq_req *r);
+
+/* WOUND_WAIT: marks x wounded unless it is committing; call with the latch of a row where
+ * x holds a request. */
+static inline void lq_wound(struct lq_txn *x)
+{
+    uint32_t s = LQ_RUNNING;
+    /* relaxed: the victim only polls the flag; what it protects is ordered by latches */
+    atomic_compare_exchange_strong_explicit(&x->state, &s, LQ_WOUNDED, memory_order_relaxed,
+                                            memory_order_relaxed);
+}
+
+#endif
