@@ -10,6 +10,8 @@
 #include "storage/mem.h"
 
 #define ACC_INITIAL_CAP 64
+/* the per-access path is small: inlined whole into each API function */
+#define ALWAYS_INLINE inline __attribute__((always_inline))
 
 static inline uint32_t slot_hash(const struct row *r, uint32_t mask)
 {
@@ -31,7 +33,7 @@ static inline void slot_put(struct txn *t, struct row *r, uint32_t idx)
     t->slots[h] = (struct acc_slot){.row = r, .idx = idx, .gen = t->gen};
 }
 
-static inline struct access *acc_find(struct txn *t, struct row *r)
+static ALWAYS_INLINE struct access *acc_find(struct txn *t, struct row *r)
 {
     for (uint32_t h = slot_hash(r, t->slot_mask);; h = (h + 1) & t->slot_mask) {
         struct acc_slot *s = &t->slots[h];
@@ -43,7 +45,7 @@ static inline struct access *acc_find(struct txn *t, struct row *r)
 }
 
 /* Doubles the access set and rehashes (rare: kept for later transactions). */
-static void acc_grow(struct txn *t)
+static __attribute__((noinline)) void acc_grow(struct txn *t)
 {
     t->acc_cap *= 2;
     t->acc = mem_realloc(t->acc, t->acc_cap * sizeof(*t->acc));
@@ -54,7 +56,7 @@ static void acc_grow(struct txn *t)
         slot_put(t, t->acc[i].row, i);
 }
 
-static inline struct access *acc_new(struct txn *t, struct row *r)
+static ALWAYS_INLINE struct access *acc_new(struct txn *t, struct row *r)
 {
     if (t->nacc == t->acc_cap)
         acc_grow(t);
@@ -138,8 +140,8 @@ static inline enum rc mark_abort(struct txn *t)
 }
 
 /* Finds or creates the access entry of r and makes sure it holds at least `type`. */
-static inline enum rc acc_get(struct txn *t, struct row *r, enum access_type type,
-                              struct access **out)
+static ALWAYS_INLINE enum rc acc_get(struct txn *t, struct row *r, enum access_type type,
+                                     struct access **out)
 {
     if (t->aborted)
         return RC_ABORT;
@@ -177,7 +179,7 @@ static inline void hist_reads(struct txn *t, const struct access *a, colmask_t c
     }
 }
 
-static inline enum rc read_as(struct txn *t, struct row *r, colmask_t cols,
+static ALWAYS_INLINE enum rc read_as(struct txn *t, struct row *r, colmask_t cols,
                               const unsigned char **img, enum access_type type)
 {
     struct access *a;
