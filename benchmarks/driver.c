@@ -90,7 +90,8 @@ static void backoff(struct rng *r, unsigned retries, double max_us, bool yield)
     }
 }
 
-/* Runs one query to commit, retrying after aborts; false if the run stopped first.
+/* Runs one query to commit (or to the workload's own rollback), retrying after aborts;
+ * false if the run stopped first.
  * Kept out of line so profilers can count exactly the transaction work:
  * valgrind --tool=callgrind --toggle-collect=driver_run_query ... */
 __attribute__((noinline)) bool driver_run_query(struct worker *wk, struct txn *t, const void *q,
@@ -108,6 +109,11 @@ __attribute__((noinline)) bool driver_run_query(struct worker *wk, struct txn *t
             break;
         txn_abort(t);
         wk->types[type].aborts++;
+        if (txn_abort_reason(t) == AR_USER) { /* a rollback is the query's outcome */
+            wk->types[type].rollbacks++;
+            latency_add(&wk->types[type].lat, clock_ticks() - start);
+            return true;
+        }
         uint64_t b0 = STATS_TICKS();
         backoff(brng, retries, wk->o->backoff_max_us, wk->oversub);
         txn_add_backoff(t, STATS_TICKS() - b0);
@@ -226,6 +232,7 @@ void driver_run(const struct workload *w, const struct options *o, struct run_re
         for (int k = 0; k < w->ntypes; k++) {
             res->types[k].commits += wk[i].types[k].commits;
             res->types[k].aborts += wk[i].types[k].aborts;
+            res->types[k].rollbacks += wk[i].types[k].rollbacks;
             latency_merge(&res->types[k].lat, &wk[i].types[k].lat);
         }
         if (wk[i].gen_s > res->gen_s)

@@ -10,7 +10,8 @@
 
 struct type_result {
     uint64_t commits, aborts;
-    struct latency lat; /* ticks, first start to commit, retries included */
+    uint64_t rollbacks; /* queries the workload rolled back on purpose (not retried) */
+    struct latency lat; /* ticks, first start to commit (or rollback), retries included */
 };
 
 struct run_result {

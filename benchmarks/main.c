@@ -1,9 +1,12 @@
 /* rundb-<variant>: parses the flags, loads the workload, runs it under the linked CC
  * algorithm, checks history and invariants when asked, and reports.
  * Exit status: 0 success, 1 a check failed (or a set-up failure), 2 bad input. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "benchmarks/driver.h"
 #include "benchmarks/report.h"
@@ -23,7 +26,15 @@ int main(int argc, char **argv)
         }
         fclose(f);
     }
-    const struct workload *w = strcmp(o.workload, "bank") == 0 ? &bank_workload : &ycsb_workload;
+    if (*o.dump) {
+        struct stat st;
+        if ((mkdir(o.dump, 0777) != 0 && errno != EEXIST) || stat(o.dump, &st) != 0 ||
+            !S_ISDIR(st.st_mode) || access(o.dump, W_OK) != 0) {
+            fprintf(stderr, "rundb: --dump: '%s' is not a writable directory\n", o.dump);
+            return 2;
+        }
+    }
+    const struct workload *w = workload_find(o.workload);
     mem_init();
     clock_calibrate();
 
@@ -50,11 +61,13 @@ int main(int argc, char **argv)
         }
         mem_free(res.hist);
     }
-    if (w->check) {
+    if (w->check && (o.check || !w->check_on_request)) {
         rep.checked = true;
         rep.check_ok = w->check(&o, stderr);
         ok &= rep.check_ok;
     }
+    if (*o.dump && !w->dump(&o, o.dump, stderr))
+        ok = false;
     report_print(&rep);
     return ok ? 0 : 1;
 }

@@ -12,9 +12,10 @@
 #include <string.h>
 
 #include "benchmarks/json.h"
+#include "benchmarks/workload.h"
 #include "config/config.h"
 
-enum opt_kind { OK_INT, OK_U64, OK_DOUBLE, OK_STR, OK_FLAG, OK_PIN, OK_WORKLOAD };
+enum opt_kind { OK_INT, OK_U64, OK_DOUBLE, OK_STR, OK_FLAG, OK_PIN, OK_WORKLOAD, OK_MIX };
 
 struct opt_def {
     const char *name;
@@ -27,10 +28,12 @@ struct opt_def {
 };
 
 #define OFF(f) offsetof(struct options, f)
+
+static const char *const mix_names[] = {"standard", "neworder-payment", NULL};
 #define U64MAX 18446744073709551615.0
 
 static const struct opt_def defs[] = {
-    {"workload", OK_WORKLOAD, OFF(workload), 0, 0, false, "ycsb", "workload: ycsb or bank"},
+    {"workload", OK_WORKLOAD, OFF(workload), 0, 0, false, "ycsb", "workload: ycsb, bank or tpcc"},
     {"threads", OK_INT, OFF(threads), 1, MAX_THREADS, false, "1",
      "worker threads (more than cores is allowed, with a warning)"},
     {"pin", OK_PIN, OFF(pin), 0, 0, false, "compact",
@@ -58,6 +61,20 @@ static const struct opt_def defs[] = {
      "bank: size of the hot set (at most --accounts)"},
     {"hot-prob", OK_DOUBLE, OFF(hot_prob), 0, 1, false, "0.5",
      "bank: probability that each side of a transfer is drawn from the hot set"},
+    {"warehouses", OK_INT, OFF(warehouses), 1, 1024, false, "1",
+     "tpcc: number of warehouses (about 160 MB of memory each)"},
+    {"mix", OK_MIX, OFF(mix), 0, 0, false, "standard",
+     "tpcc: transaction mix: standard (NewOrder 45, Payment 43, OrderStatus, Delivery, "
+     "StockLevel 4 each) or neworder-payment (1:1)"},
+    {"partition-by-warehouse", OK_FLAG, OFF(partition_by_warehouse), 0, 0, false, "off",
+     "tpcc: no two threads share a DISTRICT row, nor a WAREHOUSE row unless threads > "
+     "warehouses (each thread keeps to its own warehouses and districts)"},
+    {"check", OK_FLAG, OFF(check), 0, 0, false, "off",
+     "tpcc: check the consistency conditions after the run (exit 1 if violated); bank "
+     "always checks"},
+    {"dump", OK_STR, OFF(dump), 0, 0, false, "",
+     "tpcc: after the run, write the database as CSV files (one per table) into this "
+     "directory"},
 };
 #define NDEFS (sizeof(defs) / sizeof(defs[0]))
 
@@ -108,10 +125,20 @@ static void set_value(struct options *o, const struct opt_def *d, const char *v)
             }
         bad("--pin: '%s' is not compact, scatter or none", v);
     case OK_WORKLOAD:
-        if (strcmp(v, "ycsb") != 0 && strcmp(v, "bank") != 0)
-            bad("--workload: unknown workload '%s'; known: ycsb, bank", v);
+        if (!workload_find(v)) {
+            char known[256];
+            workload_names(known, sizeof(known));
+            bad("--workload: unknown workload '%s'; known: %s", v, known);
+        }
         *(const char **)p = v;
         return;
+    case OK_MIX:
+        for (int i = 0; mix_names[i]; i++)
+            if (strcmp(v, mix_names[i]) == 0) {
+                *(int *)p = i;
+                return;
+            }
+        bad("--mix: '%s' is not standard or neworder-payment", v);
     default:
         break;
     }
@@ -176,6 +203,8 @@ void options_parse(struct options *o, int argc, char **argv)
     if (o->hot_accounts > o->accounts)
         bad("--hot-accounts: %llu exceeds --accounts %llu", (unsigned long long)o->hot_accounts,
             (unsigned long long)o->accounts);
+    if (*o->dump && !workload_find(o->workload)->dump)
+        bad("--dump: the %s workload has no dump", o->workload);
 }
 
 void options_json(const struct options *o, FILE *f)
@@ -202,6 +231,9 @@ void options_json(const struct options *o, FILE *f)
             break;
         case OK_PIN:
             fprintf(f, "\"%s\"", pin_names[*(const enum pin_policy *)p]);
+            break;
+        case OK_MIX:
+            json_string(f, mix_names[*(const int *)p]);
             break;
         case OK_STR:
         case OK_WORKLOAD:

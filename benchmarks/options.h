@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 enum pin_policy { PIN_COMPACT, PIN_SCATTER, PIN_NONE };
+enum tpcc_mix { TPCC_MIX_STANDARD, TPCC_MIX_NEWORDER_PAYMENT };
 
 struct options {
     /* driver */
@@ -31,6 +32,13 @@ struct options {
     uint64_t accounts;
     uint64_t hot_accounts;
     double hot_prob;
+    /* tpcc */
+    int warehouses;
+    int mix; /* enum tpcc_mix */
+    bool partition_by_warehouse;
+    /* after the run */
+    bool check;
+    const char *dump;
 };
 
 void options_parse(struct options *o, int argc, char **argv);

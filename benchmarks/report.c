@@ -78,11 +78,11 @@ static void write_json(FILE *f, const struct report_in *in)
     fputs(",\"per_type\":{", f);
     for (int k = 0; k < in->w->ntypes; k++) {
         const struct type_result *tr = &r->types[k];
-        fprintf(f, "%s\"%s\":{\"commits\":%llu,\"aborts\":%llu,\"abort_rate\":%.6f,"
-                   "\"throughput\":%.1f,\"latency_us\":",
+        fprintf(f, "%s\"%s\":{\"commits\":%llu,\"aborts\":%llu,\"rollbacks\":%llu,"
+                   "\"abort_rate\":%.6f,\"throughput\":%.1f,\"latency_us\":",
                 k ? "," : "", in->w->type_names[k], (unsigned long long)tr->commits,
-                (unsigned long long)tr->aborts, rate(tr->aborts, tr->commits),
-                (double)tr->commits / r->window_s);
+                (unsigned long long)tr->aborts, (unsigned long long)tr->rollbacks,
+                rate(tr->aborts, tr->commits), (double)tr->commits / r->window_s);
         latency_json(f, &tr->lat);
         fputc('}', f);
     }

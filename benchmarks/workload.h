@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "benchmarks/options.h"
 #include "benchmarks/rand.h"
@@ -34,10 +35,38 @@ struct workload {
     bool (*check)(const struct options *o, FILE *out);
     /* Writes extra JSON members ("name":value,...) describing the loaded data. */
     void (*json)(const struct options *o, FILE *f);
+    /* true: `check` runs only when asked (--check); false: it always runs. */
+    bool check_on_request;
+    /* After the run, with --dump DIR: writes the data into DIR (which exists); false and
+     * a message on `err` on failure. NULL when the workload has no dump. */
+    bool (*dump)(const struct options *o, const char *dir, FILE *err);
 };
 
 extern const struct workload ycsb_workload;
 extern const struct workload bank_workload;
+extern const struct workload tpcc_workload;
+
+/* The registry of workloads, by --workload name. */
+static inline const struct workload *workload_at(int i)
+{
+    static const struct workload *const all[] = {&ycsb_workload, &bank_workload, &tpcc_workload};
+    return i >= 0 && i < (int)(sizeof(all) / sizeof(all[0])) ? all[i] : NULL;
+}
+static inline const struct workload *workload_find(const char *name)
+{
+    for (int i = 0; workload_at(i); i++)
+        if (strcmp(workload_at(i)->name, name) == 0)
+            return workload_at(i);
+    return NULL;
+}
+/* "ycsb, bank, tpcc" into buf. */
+static inline void workload_names(char *buf, size_t n)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int i = 0; workload_at(i) && len < n; i++)
+        len += (size_t)snprintf(buf + len, n - len, "%s%s", i ? ", " : "", workload_at(i)->name);
+}
 
 /* Runs fn(i, arg) for i in [0, nthreads) on nthreads threads and waits (loaders). */
 void parallel_for(int nthreads, void (*fn)(int i, void *arg), void *arg);

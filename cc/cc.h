@@ -56,8 +56,12 @@ void txn_begin(struct txn *t, bool retry);
 enum rc txn_commit(struct txn *t);
 /* Ends an aborted attempt (after any call returned RC_ABORT): rollback, release. */
 void txn_abort(struct txn *t);
-/* The workload rolls back on purpose; returns RC_ABORT (reason AR_USER). */
+/* The workload rolls back on purpose; returns RC_ABORT (reason AR_USER). The driver
+ * counts the query as done (rolled back) and does not retry it. */
 enum rc txn_user_abort(struct txn *t);
+/* The workload found an index entry whose rows a concurrent commit has not published
+ * yet; returns RC_ABORT (reason AR_RETRY) and the driver retries the query. */
+enum rc txn_abort_retry(struct txn *t);
 enum abort_reason txn_abort_reason(const struct txn *t);
 
 /* Primary-key look-up (timed as index time). NULL if absent. */

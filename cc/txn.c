@@ -273,6 +273,12 @@ enum rc txn_user_abort(struct txn *t)
     return mark_abort(t);
 }
 
+enum rc txn_abort_retry(struct txn *t)
+{
+    t->reason = AR_RETRY;
+    return mark_abort(t);
+}
+
 void txn_undo_in_place(struct txn *t)
 {
     for (uint32_t i = 0; i < t->nacc; i++) {
@@ -301,17 +307,11 @@ void txn_index_remove(struct txn *t, struct idx_ordered *o, uint64_t key)
     index_op_add(t, o, key, NULL);
 }
 
+/* Primary keys first, then the ordered-index operations in call order: a reader that
+ * finds a row through an ordered index can then reach every row this transaction
+ * inserted by its key. */
 void txn_publish(struct txn *t)
 {
-    for (struct index_op *op = t->index_ops; op; op = op->next) {
-        if (op->row && !idx_ordered_insert(op->index, op->key, op->row)) {
-            fprintf(stderr, "ordered index: committed insert of duplicate key %llu\n",
-                    (unsigned long long)op->key);
-            exit(1);
-        }
-        if (!op->row)
-            idx_ordered_remove(op->index, op->key);
-    }
     for (uint32_t i = 0; t->npublish && i < t->nacc; i++) {
         struct access *a = &t->acc[i];
         struct table *tab = a->row->table;
@@ -327,6 +327,15 @@ void txn_publish(struct txn *t)
             if (tab->primary)
                 idx_hash_remove(tab->primary, a->row->key);
         }
+    }
+    for (struct index_op *op = t->index_ops; op; op = op->next) {
+        if (op->row && !idx_ordered_insert(op->index, op->key, op->row)) {
+            fprintf(stderr, "ordered index: committed insert of duplicate key %llu\n",
+                    (unsigned long long)op->key);
+            exit(1);
+        }
+        if (!op->row)
+            idx_ordered_remove(op->index, op->key);
     }
 }
 

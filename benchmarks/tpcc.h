@@ -1,0 +1,210 @@
+/* TPC-C: the shared declarations of the workload's files.
+ *
+ *   tpcc_rand.c    NURand, the run-time constants C, last names, random strings (clause 2.1, 4.3.2)
+ *   tpcc_schema.c  the nine tables (clause 1.3), their keys and indexes, the loader (clause 4.3.3)
+ *   tpcc_query.c   the per-thread input generation of the five transactions (clause 2.x.1)
+ *   tpcc_txn.c     the five transactions (clause 2.x.2) and the workload struct
+ *   tpcc_check.c   the consistency conditions (clause 3.3.2), --check
+ *   tpcc_dump.c    the final database as CSV, --dump DIR
+ *
+ * Values: ids, counts and quantities are int32; money is int64 cents; rates (W_TAX,
+ * D_TAX, C_DISCOUNT) are int32 in units of 1/10000; dates are int64 Unix seconds with 0 =
+ * null; O_CARRIER_ID 0 = null. Text columns are fixed width, NUL padded.
+ *
+ * Keys (uint64): d = district 1..10, w = warehouse 1..TPCC_MAX_WAREHOUSES,
+ *   dkey  = w << 4 | d                      (20 bits)
+ *   WAREHOUSE w; DISTRICT dkey; CUSTOMER dkey << 12 | c; ORDER, NEW-ORDER dkey << 32 | o;
+ *   ORDER-LINE (dkey << 32 | o) << 4 | ol_number; ITEM i; STOCK w << 17 | i;
+ *   HISTORY: loaded rows 1 << 63 | customer key, inserted rows (thread + 1) << 40 | n.
+ * Ordered (secondary) indexes:
+ *   customer by name  dkey << 24 | c_last_number << 14 | rank, where rank orders the
+ *                     district's customers of that last name by C_FIRST (then C_ID);
+ *                     computed at load (C_LAST, C_FIRST never change, no customer is
+ *                     ever inserted), so a scan returns them in C_FIRST order.
+ *   order by customer customer key << 32 | o   (OrderStatus: a customer's last order)
+ *   new-order         its primary key          (Delivery: a district's oldest)
+ *   order-line        its primary key          (StockLevel: the last 20 orders' lines)
+ */
+#ifndef BENCH_TPCC_H
+#define BENCH_TPCC_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "benchmarks/workload.h"
+#include "storage/index.h"
+#include "storage/table.h"
+
+/* ---- scale (clause 1.2, 4.3) ---- */
+#define TPCC_MAX_WAREHOUSES 1024
+#define TPCC_DISTRICTS 10
+#define TPCC_CUSTOMERS 3000 /* per district */
+#define TPCC_ORDERS 3000    /* initial, per district */
+#define TPCC_NEW_ORDERS 900 /* the last 900 initial orders are undelivered */
+#define TPCC_ITEMS 100000
+#define TPCC_MAX_OL 15
+#define TPCC_STOCK_LEVEL_ORDERS 20
+/* Most customers of one last name in one district (the loader checks it holds). */
+#define TPCC_MAX_SAME_LAST 256
+
+/* ---- tables and columns (the enums follow the schemas' column order) ---- */
+enum tpcc_table { T_WAREHOUSE, T_DISTRICT, T_CUSTOMER, T_HISTORY, T_NEW_ORDER, T_ORDER,
+                  T_ORDER_LINE, T_ITEM, T_STOCK, TPCC_NTABLES };
+
+enum { W_ID, W_NAME, W_STREET_1, W_STREET_2, W_CITY, W_STATE, W_ZIP, W_TAX, W_YTD };
+enum { D_ID, D_W_ID, D_NAME, D_STREET_1, D_STREET_2, D_CITY, D_STATE, D_ZIP, D_TAX, D_YTD,
+       D_NEXT_O_ID };
+enum { C_ID, C_D_ID, C_W_ID, C_FIRST, C_MIDDLE, C_LAST, C_STREET_1, C_STREET_2, C_CITY,
+       C_STATE, C_ZIP, C_PHONE, C_SINCE, C_CREDIT, C_CREDIT_LIM, C_DISCOUNT, C_BALANCE,
+       C_YTD_PAYMENT, C_PAYMENT_CNT, C_DELIVERY_CNT, C_DATA };
+enum { H_C_ID, H_C_D_ID, H_C_W_ID, H_D_ID, H_W_ID, H_DATE, H_AMOUNT, H_DATA };
+enum { NO_O_ID, NO_D_ID, NO_W_ID };
+enum { O_ID, O_D_ID, O_W_ID, O_C_ID, O_ENTRY_D, O_CARRIER_ID, O_OL_CNT, O_ALL_LOCAL };
+enum { OL_O_ID, OL_D_ID, OL_W_ID, OL_NUMBER, OL_I_ID, OL_SUPPLY_W_ID, OL_DELIVERY_D,
+       OL_QUANTITY, OL_AMOUNT, OL_DIST_INFO };
+enum { I_ID, I_IM_ID, I_NAME, I_PRICE, I_DATA };
+enum { S_I_ID, S_W_ID, S_QUANTITY, S_DIST_01, S_DIST_10 = S_DIST_01 + 9, S_YTD,
+       S_ORDER_CNT, S_REMOTE_CNT, S_DATA };
+
+/* How the dump prints a column. */
+enum tpcc_fmt { F_INT, F_MONEY, F_RATE, F_DATE, F_NULL0, F_TEXT };
+
+struct tpcc_coldef {
+    const char *name; /* the specification's name, lower case */
+    enum col_type type;
+    uint32_t size;
+    enum tpcc_fmt fmt;
+};
+
+struct tpcc_tabdef {
+    const char *name; /* table (and dump file) name */
+    const struct tpcc_coldef *cols;
+    int ncols;
+};
+
+extern const struct tpcc_tabdef tpcc_tabdefs[TPCC_NTABLES];
+
+/* The loaded database (set by tpcc_load). */
+struct tpcc_db {
+    int warehouses;
+    struct table *tab[TPCC_NTABLES];
+    struct idx_ordered *cust_by_name, *order_by_cust, *new_order_idx, *order_line_idx;
+    int64_t load_time; /* Unix seconds: C_SINCE, O_ENTRY_D, H_DATE of loaded rows */
+};
+extern struct tpcc_db tpcc;
+
+/* ---- keys ---- */
+static inline uint64_t tpcc_dkey(uint32_t w, uint32_t d) { return (uint64_t)w << 4 | d; }
+static inline uint64_t tpcc_ckey(uint32_t w, uint32_t d, uint32_t c)
+{
+    return tpcc_dkey(w, d) << 12 | c;
+}
+static inline uint64_t tpcc_okey(uint32_t w, uint32_t d, uint32_t o)
+{
+    return tpcc_dkey(w, d) << 32 | o;
+}
+static inline uint64_t tpcc_olkey(uint32_t w, uint32_t d, uint32_t o, uint32_t ol)
+{
+    return tpcc_okey(w, d, o) << 4 | ol;
+}
+static inline uint64_t tpcc_skey(uint32_t w, uint32_t i) { return (uint64_t)w << 17 | i; }
+static inline uint64_t tpcc_namekey(uint32_t w, uint32_t d, uint32_t last, uint32_t rank)
+{
+    return tpcc_dkey(w, d) << 24 | (uint64_t)last << 14 | rank;
+}
+static inline uint64_t tpcc_ocust_key(uint64_t ckey, uint32_t o) { return ckey << 32 | o; }
+#define TPCC_HIST_LOADED (1ull << 63)
+
+/* ---- row image access ---- */
+static inline int32_t tpcc_get32(int tab, const unsigned char *img, int c)
+{
+    int32_t v;
+    memcpy(&v, col_ptr(&tpcc.tab[tab]->schema, img, c), sizeof(v));
+    return v;
+}
+static inline int64_t tpcc_get64(int tab, const unsigned char *img, int c)
+{
+    int64_t v;
+    memcpy(&v, col_ptr(&tpcc.tab[tab]->schema, img, c), sizeof(v));
+    return v;
+}
+static inline const char *tpcc_text(int tab, const unsigned char *img, int c)
+{
+    return (const char *)col_ptr(&tpcc.tab[tab]->schema, img, c);
+}
+/* Whether row r is a committed, not deleted row of its table (rows of aborted inserts
+ * stay allocated but never enter the primary index). Only when no transaction runs. */
+static inline bool tpcc_row_live(struct table *t, struct row *r)
+{
+    return !atomic_load_explicit(&r->deleted, memory_order_relaxed) &&
+           idx_hash_get(t->primary, r->key) == r;
+}
+
+/* ---- random input (tpcc_rand.c) ---- */
+struct tpcc_consts {
+    uint32_t c_last_load, c_last_run; /* C for NURand(255, 0, 999) at load and at run */
+    uint32_t c_id;                    /* C for NURand(1023, 1, 3000) */
+    uint32_t ol_i_id;                 /* C for NURand(8191, 1, 100000) */
+};
+extern struct tpcc_consts tpcc_c;
+
+/* Chooses the constants from the seed; the run's C_LAST constant differs from the
+ * load's by a delta in [65, 119] other than 96 and 112 (clause 2.1.6.1). */
+void tpcc_consts_init(struct tpcc_consts *c, uint64_t seed);
+/* Uniform integer in [lo, hi]. */
+static inline uint32_t tpcc_rand(struct rng *r, uint32_t lo, uint32_t hi)
+{
+    return lo + (uint32_t)rng_below(r, (uint64_t)hi - lo + 1);
+}
+/* NURand(A, x, y) = (((random(0, A) | random(x, y)) + C) % (y - x + 1)) + x. */
+static inline uint32_t tpcc_nurand(struct rng *r, uint32_t a, uint32_t x, uint32_t y, uint32_t c)
+{
+    return ((tpcc_rand(r, 0, a) | tpcc_rand(r, x, y)) + c) % (y - x + 1) + x;
+}
+#define TPCC_LAST_MAX 16 /* longest last name: 3 x 5 letters, NUL padded to 16 */
+/* Writes the last name of number n in [0, 999] (three syllables) into out[16], NUL
+ * padded; returns its length. */
+int tpcc_last_name(uint32_t n, char out[TPCC_LAST_MAX]);
+/* Random a-string (letters and digits) / n-string (digits) of a length in [lo, hi] into
+ * out (NUL padded to hi bytes); returns the length. */
+int tpcc_astring(struct rng *r, char *out, int lo, int hi);
+int tpcc_nstring(struct rng *r, char *out, int lo, int hi);
+/* Puts "ORIGINAL" at a random position of the len-byte string s (len >= 8). */
+void tpcc_original(struct rng *r, char *s, int len);
+
+/* ---- queries (tpcc_query.c) ---- */
+enum tpcc_type { TX_NEW_ORDER, TX_PAYMENT, TX_ORDER_STATUS, TX_DELIVERY, TX_STOCK_LEVEL };
+
+struct tpcc_ol_in {
+    uint32_t i_id; /* TPCC_ITEMS + 1: the unused item of a rollback */
+    uint16_t supply_w_id;
+    uint16_t quantity;
+};
+
+struct tpcc_query {
+    uint8_t type;
+    uint8_t by_name; /* payment, order status: customer by last name */
+    uint8_t ol_cnt;
+    uint8_t all_local;
+    uint16_t thread;
+    uint16_t w_id;
+    uint16_t d_id;
+    uint16_t c_w_id, c_d_id; /* payment: the customer's warehouse and district */
+    uint16_t o_carrier_id;   /* delivery */
+    uint32_t c_id;           /* or the last name's number when by_name */
+    uint32_t threshold;      /* stock level */
+    int64_t h_amount;        /* payment, cents */
+    struct tpcc_ol_in ol[TPCC_MAX_OL];
+};
+
+void tpcc_gen_query(void *q, struct rng *r, int thread, const struct options *o);
+
+/* ---- the rest ---- */
+void tpcc_load(const struct options *o);
+void tpcc_json(const struct options *o, FILE *f);
+bool tpcc_check(const struct options *o, FILE *out);
+bool tpcc_dump(const struct options *o, const char *dir, FILE *err);
+/* Counts the live rows of each table (no transaction may run). */
+void tpcc_count_rows(uint64_t counts[TPCC_NTABLES]);
+
+#endif

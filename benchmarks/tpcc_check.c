@@ -1,0 +1,249 @@
+/* TPC-C consistency conditions (clause 3.3.2), checked after the run with --check (and
+ * by the unit test right after the load), and the workload's JSON data members.
+ *
+ * Checked, each over the committed rows (rows of aborted inserts and deleted rows are
+ * skipped: a row is live when its primary index maps its key to it):
+ *   1  W_YTD = sum(D_YTD) per warehouse
+ *   2  D_NEXT_O_ID - 1 = max(O_ID) = max(NO_O_ID) per district (the NEW-ORDER part only
+ *      where the district has NEW-ORDER rows)
+ *   3  max(NO_O_ID) - min(NO_O_ID) + 1 = number of NEW-ORDER rows per district
+ *   4  sum(O_OL_CNT) = number of ORDER-LINE rows per district
+ *   5  an ORDER has a NEW-ORDER row iff O_CARRIER_ID is null; a NEW-ORDER row has its ORDER
+ *   6  every ORDER-LINE has its ORDER
+ *   7  O_CARRIER_ID is null iff OL_DELIVERY_D of the order's lines is null
+ *   8  W_YTD = sum(H_AMOUNT) per warehouse; D_YTD = sum(H_AMOUNT) per district
+ *   9  sum(W_YTD) = sum(C_YTD_PAYMENT)
+ *   10 C_BALANCE = sum(OL_AMOUNT of the customer's delivered orders) - sum(its H_AMOUNT)
+ *   11 C_BALANCE + C_YTD_PAYMENT = sum(OL_AMOUNT of its delivered orders)
+ *   12 the ordered indexes hold exactly the live rows (sizes; ORDER by customer: each
+ *      order under its key)
+ * Only when no transaction runs. */
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+
+#include "benchmarks/tpcc.h"
+
+#define MAX_REPORTED 10
+
+struct viol {
+    FILE *out;
+    uint64_t n;
+};
+
+__attribute__((format(printf, 2, 3))) static void viol(struct viol *v, const char *fmt, ...)
+{
+    if (v->n++ >= MAX_REPORTED)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("tpcc check: ", v->out);
+    vfprintf(v->out, fmt, ap);
+    fputc('\n', v->out);
+    va_end(ap);
+}
+
+struct dist_acc {
+    int64_t d_ytd, h_sum;
+    int32_t next_o_id, max_o, max_no, min_no;
+    int64_t n_no, sum_ol_cnt, n_ol;
+};
+struct cust_acc {
+    int64_t balance, ytd, delivered, h_sum;
+};
+
+/* Visits the live rows of a table. */
+#define FOR_LIVE(tb, r)                                                                     \
+    for (uint64_t i_ = 0, n_ = table_nrows(tpcc.tab[tb]); i_ < n_; i_++)                    \
+        for (struct row *r = table_row_at(tpcc.tab[tb], i_); r; r = NULL)                   \
+            if (tpcc_row_live(tpcc.tab[tb], r))
+
+#define G32(tab, r, c) tpcc_get32(tab, (r)->data, c)
+#define G64(tab, r, c) tpcc_get64(tab, (r)->data, c)
+
+static size_t di(int32_t w, int32_t d) { return (size_t)(w - 1) * TPCC_DISTRICTS + (size_t)(d - 1); }
+static size_t ci(int32_t w, int32_t d, int32_t c)
+{
+    return di(w, d) * TPCC_CUSTOMERS + (size_t)(c - 1);
+}
+static struct row *live_get(int tab, uint64_t key)
+{
+    struct row *r = idx_hash_get(tpcc.tab[tab]->primary, key);
+    return r && !atomic_load_explicit(&r->deleted, memory_order_relaxed) ? r : NULL;
+}
+
+bool tpcc_check(const struct options *o, FILE *out)
+{
+    (void)o;
+    int W = tpcc.warehouses;
+    struct viol v = {out, 0};
+    int64_t *w_ytd = calloc((size_t)W, sizeof(int64_t)), *w_dsum = calloc((size_t)W, 8),
+            *w_hsum = calloc((size_t)W, 8);
+    struct dist_acc *ds = calloc((size_t)W * TPCC_DISTRICTS, sizeof(*ds));
+    struct cust_acc *cs = calloc((size_t)W * TPCC_DISTRICTS * TPCC_CUSTOMERS, sizeof(*cs));
+    for (size_t i = 0; i < (size_t)W * TPCC_DISTRICTS; i++)
+        ds[i].min_no = INT32_MAX;
+    int64_t sum_w_ytd = 0, sum_c_ytd = 0;
+
+    FOR_LIVE(T_WAREHOUSE, r) {
+        w_ytd[G32(T_WAREHOUSE, r, W_ID) - 1] = G64(T_WAREHOUSE, r, W_YTD);
+        sum_w_ytd += G64(T_WAREHOUSE, r, W_YTD);
+    }
+    FOR_LIVE(T_DISTRICT, r) {
+        int32_t w = G32(T_DISTRICT, r, D_W_ID);
+        struct dist_acc *d = &ds[di(w, G32(T_DISTRICT, r, D_ID))];
+        d->d_ytd = G64(T_DISTRICT, r, D_YTD);
+        d->next_o_id = G32(T_DISTRICT, r, D_NEXT_O_ID);
+        w_dsum[w - 1] += d->d_ytd;
+    }
+    FOR_LIVE(T_CUSTOMER, r) {
+        struct cust_acc *c = &cs[ci(G32(T_CUSTOMER, r, C_W_ID), G32(T_CUSTOMER, r, C_D_ID),
+                                    G32(T_CUSTOMER, r, C_ID))];
+        c->balance = G64(T_CUSTOMER, r, C_BALANCE);
+        c->ytd = G64(T_CUSTOMER, r, C_YTD_PAYMENT);
+        sum_c_ytd += c->ytd;
+    }
+    FOR_LIVE(T_HISTORY, r) {
+        int64_t a = G64(T_HISTORY, r, H_AMOUNT);
+        int32_t w = G32(T_HISTORY, r, H_W_ID);
+        w_hsum[w - 1] += a;
+        ds[di(w, G32(T_HISTORY, r, H_D_ID))].h_sum += a;
+        cs[ci(G32(T_HISTORY, r, H_C_W_ID), G32(T_HISTORY, r, H_C_D_ID),
+              G32(T_HISTORY, r, H_C_ID))].h_sum += a;
+    }
+    uint64_t n_orders = 0, n_no = 0, n_ol = 0;
+    FOR_LIVE(T_ORDER, r) {
+        int32_t w = G32(T_ORDER, r, O_W_ID), dd = G32(T_ORDER, r, O_D_ID), id = G32(T_ORDER, r, O_ID);
+        struct dist_acc *d = &ds[di(w, dd)];
+        n_orders++;
+        if (id > d->max_o)
+            d->max_o = id;
+        d->sum_ol_cnt += G32(T_ORDER, r, O_OL_CNT);
+        bool undelivered = G32(T_ORDER, r, O_CARRIER_ID) == 0;
+        if (undelivered != (live_get(T_NEW_ORDER, r->key) != NULL))
+            viol(&v, "5: order (%d, %d, %d) %s but %s a NEW-ORDER row", w, dd, id,
+                 undelivered ? "is undelivered" : "is delivered",
+                 undelivered ? "has no" : "has");
+        uint64_t ck = tpcc_ckey((uint32_t)w, (uint32_t)dd, (uint32_t)G32(T_ORDER, r, O_C_ID));
+        if (idx_ordered_get(tpcc.order_by_cust, tpcc_ocust_key(ck, (uint32_t)id)) != r)
+            viol(&v, "12: order (%d, %d, %d) is not in the order-by-customer index", w, dd, id);
+    }
+    FOR_LIVE(T_NEW_ORDER, r) {
+        int32_t w = G32(T_NEW_ORDER, r, NO_W_ID), dd = G32(T_NEW_ORDER, r, NO_D_ID);
+        int32_t id = G32(T_NEW_ORDER, r, NO_O_ID);
+        struct dist_acc *d = &ds[di(w, dd)];
+        n_no++;
+        d->n_no++;
+        if (id > d->max_no)
+            d->max_no = id;
+        if (id < d->min_no)
+            d->min_no = id;
+        if (!live_get(T_ORDER, r->key))
+            viol(&v, "5: NEW-ORDER (%d, %d, %d) has no ORDER", w, dd, id);
+    }
+    FOR_LIVE(T_ORDER_LINE, r) {
+        int32_t w = G32(T_ORDER_LINE, r, OL_W_ID), dd = G32(T_ORDER_LINE, r, OL_D_ID);
+        int32_t id = G32(T_ORDER_LINE, r, OL_O_ID);
+        n_ol++;
+        ds[di(w, dd)].n_ol++;
+        struct row *ord = live_get(T_ORDER, tpcc_okey((uint32_t)w, (uint32_t)dd, (uint32_t)id));
+        if (!ord) {
+            viol(&v, "6: ORDER-LINE (%d, %d, %d, %d) has no ORDER", w, dd, id,
+                 G32(T_ORDER_LINE, r, OL_NUMBER));
+            continue;
+        }
+        bool delivered = G32(T_ORDER, ord, O_CARRIER_ID) != 0;
+        if (delivered != (G64(T_ORDER_LINE, r, OL_DELIVERY_D) != 0))
+            viol(&v, "7: order (%d, %d, %d): O_CARRIER_ID %s but line %d's OL_DELIVERY_D %s",
+                 w, dd, id, delivered ? "set" : "null", G32(T_ORDER_LINE, r, OL_NUMBER),
+                 delivered ? "null" : "set");
+        if (delivered)
+            cs[ci(w, dd, G32(T_ORDER, ord, O_C_ID))].delivered += G64(T_ORDER_LINE, r, OL_AMOUNT);
+    }
+
+    for (int w = 1; w <= W; w++) {
+        if (w_ytd[w - 1] != w_dsum[w - 1])
+            viol(&v, "1: warehouse %d: W_YTD %lld != sum(D_YTD) %lld", w,
+                 (long long)w_ytd[w - 1], (long long)w_dsum[w - 1]);
+        if (w_ytd[w - 1] != w_hsum[w - 1])
+            viol(&v, "8: warehouse %d: W_YTD %lld != sum(H_AMOUNT) %lld", w,
+                 (long long)w_ytd[w - 1], (long long)w_hsum[w - 1]);
+        for (int dd = 1; dd <= TPCC_DISTRICTS; dd++) {
+            const struct dist_acc *d = &ds[di(w, dd)];
+            if (d->next_o_id - 1 != d->max_o || (d->n_no && d->max_no != d->max_o))
+                viol(&v, "2: district (%d, %d): D_NEXT_O_ID - 1 = %d, max(O_ID) = %d, "
+                         "max(NO_O_ID) = %d", w, dd, d->next_o_id - 1, d->max_o,
+                     d->n_no ? d->max_no : -1);
+            if (d->n_no && d->max_no - d->min_no + 1 != d->n_no)
+                viol(&v, "3: district (%d, %d): NO_O_ID from %d to %d but %lld NEW-ORDER rows",
+                     w, dd, d->min_no, d->max_no, (long long)d->n_no);
+            if (d->sum_ol_cnt != d->n_ol)
+                viol(&v, "4: district (%d, %d): sum(O_OL_CNT) %lld != %lld ORDER-LINE rows", w,
+                     dd, (long long)d->sum_ol_cnt, (long long)d->n_ol);
+            if (d->d_ytd != d->h_sum)
+                viol(&v, "8: district (%d, %d): D_YTD %lld != sum(H_AMOUNT) %lld", w, dd,
+                     (long long)d->d_ytd, (long long)d->h_sum);
+            for (int c = 1; c <= TPCC_CUSTOMERS; c++) {
+                const struct cust_acc *x = &cs[ci(w, dd, c)];
+                if (x->balance != x->delivered - x->h_sum)
+                    viol(&v, "10: customer (%d, %d, %d): C_BALANCE %lld != delivered %lld - "
+                             "paid %lld", w, dd, c, (long long)x->balance,
+                         (long long)x->delivered, (long long)x->h_sum);
+                if (x->balance + x->ytd != x->delivered)
+                    viol(&v, "11: customer (%d, %d, %d): C_BALANCE + C_YTD_PAYMENT %lld != "
+                             "delivered %lld", w, dd, c, (long long)(x->balance + x->ytd),
+                         (long long)x->delivered);
+            }
+        }
+    }
+    if (sum_w_ytd != sum_c_ytd)
+        viol(&v, "9: sum(W_YTD) %lld != sum(C_YTD_PAYMENT) %lld", (long long)sum_w_ytd,
+             (long long)sum_c_ytd);
+    if (idx_ordered_size(tpcc.new_order_idx) != n_no)
+        viol(&v, "12: the NEW-ORDER index holds %zu keys for %llu rows",
+             idx_ordered_size(tpcc.new_order_idx), (unsigned long long)n_no);
+    if (idx_ordered_size(tpcc.order_line_idx) != n_ol)
+        viol(&v, "12: the ORDER-LINE index holds %zu keys for %llu rows",
+             idx_ordered_size(tpcc.order_line_idx), (unsigned long long)n_ol);
+    if (idx_ordered_size(tpcc.order_by_cust) != n_orders)
+        viol(&v, "12: the order-by-customer index holds %zu keys for %llu orders",
+             idx_ordered_size(tpcc.order_by_cust), (unsigned long long)n_orders);
+    if (idx_ordered_size(tpcc.cust_by_name) != (size_t)W * TPCC_DISTRICTS * TPCC_CUSTOMERS)
+        viol(&v, "12: the customer-by-name index holds %zu keys",
+             idx_ordered_size(tpcc.cust_by_name));
+    if (v.n > MAX_REPORTED)
+        fprintf(out, "tpcc check: ... %llu violations in all\n", (unsigned long long)v.n);
+    free(cs);
+    free(ds);
+    free(w_hsum);
+    free(w_dsum);
+    free(w_ytd);
+    return v.n == 0;
+}
+
+void tpcc_count_rows(uint64_t counts[TPCC_NTABLES])
+{
+    for (int t = 0; t < TPCC_NTABLES; t++) {
+        counts[t] = 0;
+        FOR_LIVE(t, r) counts[t]++;
+    }
+}
+
+void tpcc_json(const struct options *o, FILE *f)
+{
+    uint64_t counts[TPCC_NTABLES];
+    tpcc_count_rows(counts);
+    fprintf(f, "\"warehouses\":%d,\"mix\":\"%s\",\"partition_by_warehouse\":%s,", o->warehouses,
+            o->mix == TPCC_MIX_NEWORDER_PAYMENT ? "neworder-payment" : "standard",
+            o->partition_by_warehouse ? "true" : "false");
+    fprintf(f, "\"nurand_c\":{\"c_last_load\":%u,\"c_last_run\":%u,\"c_id\":%u,\"ol_i_id\":%u},",
+            tpcc_c.c_last_load, tpcc_c.c_last_run, tpcc_c.c_id, tpcc_c.ol_i_id);
+    fputs("\"rows\":{", f);
+    for (int t = 0; t < TPCC_NTABLES; t++)
+        fprintf(f, "%s\"%s\":%llu", t ? "," : "", tpcc_tabdefs[t].name,
+                (unsigned long long)counts[t]);
+    fputs("},\"row_stride\":{", f);
+    for (int t = 0; t < TPCC_NTABLES; t++)
+        fprintf(f, "%s\"%s\":%zu", t ? "," : "", tpcc_tabdefs[t].name, tpcc.tab[t]->stride);
+    fputc('}', f);
+}

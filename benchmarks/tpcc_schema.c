@@ -1,0 +1,426 @@
+/* TPC-C schema and loader: the nine tables of clause 1.3 with the specification's column
+ * names, their primary hash indexes and the four ordered indexes (keys in tpcc.h), and
+ * the initial population of clause 4.3.3.1.
+ *
+ * Loading is split into tasks: 10 slices of ITEM, and per warehouse 10 slices of STOCK
+ * and 10 districts (a district task loads the DISTRICT row, its 3,000 customers with one
+ * HISTORY row each, 3,000 orders with their lines and the last 900 NEW-ORDER rows; the
+ * first district's task also loads the WAREHOUSE row). min(--threads, online CPUs,
+ * tasks) loader threads take tasks from a shared counter. Each task seeds its own random
+ * stream from (--seed, task), so the data do not depend on the number of loaders. */
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "benchmarks/tpcc.h"
+
+struct tpcc_db tpcc;
+
+#define ADDRESS(p)                                                                           \
+    {p "street_1", COL_CHAR, 20, F_TEXT}, {p "street_2", COL_CHAR, 20, F_TEXT},              \
+        {p "city", COL_CHAR, 20, F_TEXT}, {p "state", COL_CHAR, 2, F_TEXT},                  \
+        {p "zip", COL_CHAR, 9, F_TEXT}
+
+static const struct tpcc_coldef warehouse_cols[] = {
+    {"w_id", COL_INT32, 4, F_INT}, {"w_name", COL_CHAR, 10, F_TEXT}, ADDRESS("w_"),
+    {"w_tax", COL_INT32, 4, F_RATE}, {"w_ytd", COL_INT64, 8, F_MONEY}};
+static const struct tpcc_coldef district_cols[] = {
+    {"d_id", COL_INT32, 4, F_INT},        {"d_w_id", COL_INT32, 4, F_INT},
+    {"d_name", COL_CHAR, 10, F_TEXT},     ADDRESS("d_"),
+    {"d_tax", COL_INT32, 4, F_RATE},      {"d_ytd", COL_INT64, 8, F_MONEY},
+    {"d_next_o_id", COL_INT32, 4, F_INT}};
+static const struct tpcc_coldef customer_cols[] = {
+    {"c_id", COL_INT32, 4, F_INT},          {"c_d_id", COL_INT32, 4, F_INT},
+    {"c_w_id", COL_INT32, 4, F_INT},        {"c_first", COL_CHAR, 16, F_TEXT},
+    {"c_middle", COL_CHAR, 2, F_TEXT},      {"c_last", COL_CHAR, 16, F_TEXT},
+    ADDRESS("c_"),                          {"c_phone", COL_CHAR, 16, F_TEXT},
+    {"c_since", COL_INT64, 8, F_DATE},      {"c_credit", COL_CHAR, 2, F_TEXT},
+    {"c_credit_lim", COL_INT64, 8, F_MONEY}, {"c_discount", COL_INT32, 4, F_RATE},
+    {"c_balance", COL_INT64, 8, F_MONEY},   {"c_ytd_payment", COL_INT64, 8, F_MONEY},
+    {"c_payment_cnt", COL_INT32, 4, F_INT}, {"c_delivery_cnt", COL_INT32, 4, F_INT},
+    {"c_data", COL_CHAR, 500, F_TEXT}};
+static const struct tpcc_coldef history_cols[] = {
+    {"h_c_id", COL_INT32, 4, F_INT},   {"h_c_d_id", COL_INT32, 4, F_INT},
+    {"h_c_w_id", COL_INT32, 4, F_INT}, {"h_d_id", COL_INT32, 4, F_INT},
+    {"h_w_id", COL_INT32, 4, F_INT},   {"h_date", COL_INT64, 8, F_DATE},
+    {"h_amount", COL_INT64, 8, F_MONEY}, {"h_data", COL_CHAR, 24, F_TEXT}};
+static const struct tpcc_coldef new_order_cols[] = {
+    {"no_o_id", COL_INT32, 4, F_INT}, {"no_d_id", COL_INT32, 4, F_INT},
+    {"no_w_id", COL_INT32, 4, F_INT}};
+static const struct tpcc_coldef order_cols[] = {
+    {"o_id", COL_INT32, 4, F_INT},         {"o_d_id", COL_INT32, 4, F_INT},
+    {"o_w_id", COL_INT32, 4, F_INT},       {"o_c_id", COL_INT32, 4, F_INT},
+    {"o_entry_d", COL_INT64, 8, F_DATE},   {"o_carrier_id", COL_INT32, 4, F_NULL0},
+    {"o_ol_cnt", COL_INT32, 4, F_INT},     {"o_all_local", COL_INT32, 4, F_INT}};
+static const struct tpcc_coldef order_line_cols[] = {
+    {"ol_o_id", COL_INT32, 4, F_INT},        {"ol_d_id", COL_INT32, 4, F_INT},
+    {"ol_w_id", COL_INT32, 4, F_INT},        {"ol_number", COL_INT32, 4, F_INT},
+    {"ol_i_id", COL_INT32, 4, F_INT},        {"ol_supply_w_id", COL_INT32, 4, F_INT},
+    {"ol_delivery_d", COL_INT64, 8, F_DATE}, {"ol_quantity", COL_INT32, 4, F_INT},
+    {"ol_amount", COL_INT64, 8, F_MONEY},    {"ol_dist_info", COL_CHAR, 24, F_TEXT}};
+static const struct tpcc_coldef item_cols[] = {
+    {"i_id", COL_INT32, 4, F_INT},      {"i_im_id", COL_INT32, 4, F_INT},
+    {"i_name", COL_CHAR, 24, F_TEXT},   {"i_price", COL_INT64, 8, F_MONEY},
+    {"i_data", COL_CHAR, 50, F_TEXT}};
+static const struct tpcc_coldef stock_cols[] = {
+    {"s_i_id", COL_INT32, 4, F_INT},         {"s_w_id", COL_INT32, 4, F_INT},
+    {"s_quantity", COL_INT32, 4, F_INT},     {"s_dist_01", COL_CHAR, 24, F_TEXT},
+    {"s_dist_02", COL_CHAR, 24, F_TEXT},     {"s_dist_03", COL_CHAR, 24, F_TEXT},
+    {"s_dist_04", COL_CHAR, 24, F_TEXT},     {"s_dist_05", COL_CHAR, 24, F_TEXT},
+    {"s_dist_06", COL_CHAR, 24, F_TEXT},     {"s_dist_07", COL_CHAR, 24, F_TEXT},
+    {"s_dist_08", COL_CHAR, 24, F_TEXT},     {"s_dist_09", COL_CHAR, 24, F_TEXT},
+    {"s_dist_10", COL_CHAR, 24, F_TEXT},     {"s_ytd", COL_INT32, 4, F_INT},
+    {"s_order_cnt", COL_INT32, 4, F_INT},    {"s_remote_cnt", COL_INT32, 4, F_INT},
+    {"s_data", COL_CHAR, 50, F_TEXT}};
+
+#define TABDEF(n, c) {n, c, (int)(sizeof(c) / sizeof(c[0]))}
+const struct tpcc_tabdef tpcc_tabdefs[TPCC_NTABLES] = {
+    [T_WAREHOUSE] = TABDEF("warehouse", warehouse_cols),
+    [T_DISTRICT] = TABDEF("district", district_cols),
+    [T_CUSTOMER] = TABDEF("customer", customer_cols),
+    [T_HISTORY] = TABDEF("history", history_cols),
+    [T_NEW_ORDER] = TABDEF("new_order", new_order_cols),
+    [T_ORDER] = TABDEF("oorder", order_cols),
+    [T_ORDER_LINE] = TABDEF("order_line", order_line_cols),
+    [T_ITEM] = TABDEF("item", item_cols),
+    [T_STOCK] = TABDEF("stock", stock_cols),
+};
+_Static_assert(sizeof(customer_cols) / sizeof(customer_cols[0]) == C_DATA + 1, "customer");
+_Static_assert(sizeof(stock_cols) / sizeof(stock_cols[0]) == S_DATA + 1, "stock");
+_Static_assert(sizeof(order_line_cols) / sizeof(order_line_cols[0]) == OL_DIST_INFO + 1, "ol");
+_Static_assert(sizeof(district_cols) / sizeof(district_cols[0]) == D_NEXT_O_ID + 1, "district");
+_Static_assert(sizeof(warehouse_cols) / sizeof(warehouse_cols[0]) == W_YTD + 1, "warehouse");
+
+/* ---- row filling at load (no transaction: the rows are private to the loader) ---- */
+
+static struct row *new_row(int tab, uint64_t key)
+{
+    struct row *r = table_new_row(tpcc.tab[tab], key);
+    cc_row_init(r);
+    return r;
+}
+static void publish(int tab, struct row *r)
+{
+    if (!idx_hash_insert(tpcc.tab[tab]->primary, r->key, r)) {
+        fprintf(stderr, "tpcc: duplicate key %llu loading %s\n", (unsigned long long)r->key,
+                tpcc_tabdefs[tab].name);
+        exit(1);
+    }
+}
+static void put32(int tab, struct row *r, int c, int32_t v)
+{
+    memcpy(col_ptr(&tpcc.tab[tab]->schema, r->data, c), &v, sizeof(v));
+}
+static void put64(int tab, struct row *r, int c, int64_t v)
+{
+    memcpy(col_ptr(&tpcc.tab[tab]->schema, r->data, c), &v, sizeof(v));
+}
+static void put_text(int tab, struct row *r, int c, const char *s)
+{
+    memcpy(col_ptr(&tpcc.tab[tab]->schema, r->data, c), s, tpcc.tab[tab]->schema.cols[c].size);
+}
+/* A random a-string of [lo, hi] characters into column c (whose width is hi). */
+static void put_astring(struct rng *g, int tab, struct row *r, int c, int lo)
+{
+    char buf[512];
+    int hi = (int)tpcc.tab[tab]->schema.cols[c].size;
+    tpcc_astring(g, buf, lo, hi);
+    put_text(tab, r, c, buf);
+}
+/* Street 1, street 2, city, state (2 letters), zip (4 digits and "11111"), from column c. */
+static void put_address(struct rng *g, int tab, struct row *r, int c)
+{
+    char zip[9];
+    put_astring(g, tab, r, c, 10);
+    put_astring(g, tab, r, c + 1, 10);
+    put_astring(g, tab, r, c + 2, 10);
+    put_astring(g, tab, r, c + 3, 2);
+    tpcc_nstring(g, zip, 4, 4);
+    memcpy(zip + 4, "11111", 5);
+    put_text(tab, r, c + 4, zip);
+}
+/* I_DATA / S_DATA: a-string [26, 50], 10% with "ORIGINAL" at a random position. */
+static void put_data50(struct rng *g, int tab, struct row *r, int c)
+{
+    char buf[50];
+    int len = tpcc_astring(g, buf, 26, 50);
+    if (rng_below(g, 10) == 0)
+        tpcc_original(g, buf, len);
+    put_text(tab, r, c, buf);
+}
+
+static void load_items(struct rng *g, uint32_t lo, uint32_t hi)
+{
+    for (uint32_t i = lo; i <= hi; i++) {
+        struct row *r = new_row(T_ITEM, i);
+        put32(T_ITEM, r, I_ID, (int32_t)i);
+        put32(T_ITEM, r, I_IM_ID, (int32_t)tpcc_rand(g, 1, 10000));
+        put_astring(g, T_ITEM, r, I_NAME, 14);
+        put64(T_ITEM, r, I_PRICE, tpcc_rand(g, 100, 10000));
+        put_data50(g, T_ITEM, r, I_DATA);
+        publish(T_ITEM, r);
+    }
+}
+
+static void load_stock(struct rng *g, uint32_t w, uint32_t lo, uint32_t hi)
+{
+    for (uint32_t i = lo; i <= hi; i++) {
+        struct row *r = new_row(T_STOCK, tpcc_skey(w, i));
+        put32(T_STOCK, r, S_I_ID, (int32_t)i);
+        put32(T_STOCK, r, S_W_ID, (int32_t)w);
+        put32(T_STOCK, r, S_QUANTITY, (int32_t)tpcc_rand(g, 10, 100));
+        for (int c = S_DIST_01; c <= S_DIST_10; c++)
+            put_astring(g, T_STOCK, r, c, 24);
+        put_data50(g, T_STOCK, r, S_DATA); /* S_YTD, S_ORDER_CNT, S_REMOTE_CNT stay 0 */
+        publish(T_STOCK, r);
+    }
+}
+
+static void load_warehouse(struct rng *g, uint32_t w)
+{
+    struct row *r = new_row(T_WAREHOUSE, w);
+    put32(T_WAREHOUSE, r, W_ID, (int32_t)w);
+    put_astring(g, T_WAREHOUSE, r, W_NAME, 6);
+    put_address(g, T_WAREHOUSE, r, W_STREET_1);
+    put32(T_WAREHOUSE, r, W_TAX, (int32_t)tpcc_rand(g, 0, 2000));
+    put64(T_WAREHOUSE, r, W_YTD, 30000000); /* 300,000.00 */
+    publish(T_WAREHOUSE, r);
+}
+
+/* Orders customers of a district by (last name, first name, id) for the name ranks. */
+struct cust_sort {
+    uint32_t last;
+    char first[16];
+};
+static int cust_cmp(const void *a, const void *b, void *arg)
+{
+    const struct cust_sort *cs = arg;
+    const struct cust_sort *x = &cs[*(const uint16_t *)a], *y = &cs[*(const uint16_t *)b];
+    if (x->last != y->last)
+        return x->last < y->last ? -1 : 1;
+    int c = memcmp(x->first, y->first, 16);
+    if (c)
+        return c;
+    return *(const uint16_t *)a < *(const uint16_t *)b ? -1 : 1;
+}
+
+static void load_customers(struct rng *g, uint32_t w, uint32_t d)
+{
+    struct cust_sort *cs = malloc(TPCC_CUSTOMERS * sizeof(*cs));
+    uint16_t *order = malloc(TPCC_CUSTOMERS * sizeof(*order));
+    struct row **rows = malloc(TPCC_CUSTOMERS * sizeof(*rows));
+    for (uint32_t c = 1; c <= TPCC_CUSTOMERS; c++) {
+        struct row *r = new_row(T_CUSTOMER, tpcc_ckey(w, d, c));
+        rows[c - 1] = r;
+        put32(T_CUSTOMER, r, C_ID, (int32_t)c);
+        put32(T_CUSTOMER, r, C_D_ID, (int32_t)d);
+        put32(T_CUSTOMER, r, C_W_ID, (int32_t)w);
+        struct cust_sort *s = &cs[c - 1];
+        s->last = c <= 1000 ? c - 1 : tpcc_nurand(g, 255, 0, 999, tpcc_c.c_last_load);
+        char last[TPCC_LAST_MAX];
+        tpcc_last_name(s->last, last);
+        put_text(T_CUSTOMER, r, C_LAST, last);
+        put_text(T_CUSTOMER, r, C_MIDDLE, "OE");
+        tpcc_astring(g, s->first, 8, 16);
+        put_text(T_CUSTOMER, r, C_FIRST, s->first);
+        put_address(g, T_CUSTOMER, r, C_STREET_1);
+        char phone[16];
+        tpcc_nstring(g, phone, 16, 16);
+        put_text(T_CUSTOMER, r, C_PHONE, phone);
+        put64(T_CUSTOMER, r, C_SINCE, tpcc.load_time);
+        put_text(T_CUSTOMER, r, C_CREDIT, rng_below(g, 10) == 0 ? "BC" : "GC");
+        put64(T_CUSTOMER, r, C_CREDIT_LIM, 5000000); /* 50,000.00 */
+        put32(T_CUSTOMER, r, C_DISCOUNT, (int32_t)tpcc_rand(g, 0, 5000));
+        put64(T_CUSTOMER, r, C_BALANCE, -1000);  /* -10.00 */
+        put64(T_CUSTOMER, r, C_YTD_PAYMENT, 1000); /* 10.00 */
+        put32(T_CUSTOMER, r, C_PAYMENT_CNT, 1);
+        put_astring(g, T_CUSTOMER, r, C_DATA, 300);
+        publish(T_CUSTOMER, r);
+
+        struct row *h = new_row(T_HISTORY, TPCC_HIST_LOADED | tpcc_ckey(w, d, c));
+        put32(T_HISTORY, h, H_C_ID, (int32_t)c);
+        put32(T_HISTORY, h, H_C_D_ID, (int32_t)d);
+        put32(T_HISTORY, h, H_C_W_ID, (int32_t)w);
+        put32(T_HISTORY, h, H_D_ID, (int32_t)d);
+        put32(T_HISTORY, h, H_W_ID, (int32_t)w);
+        put64(T_HISTORY, h, H_DATE, tpcc.load_time);
+        put64(T_HISTORY, h, H_AMOUNT, 1000);
+        put_astring(g, T_HISTORY, h, H_DATA, 12);
+        publish(T_HISTORY, h);
+    }
+    /* ranks by C_FIRST within each last name, for the customer-by-name index */
+    for (uint16_t i = 0; i < TPCC_CUSTOMERS; i++)
+        order[i] = i;
+    qsort_r(order, TPCC_CUSTOMERS, sizeof(*order), cust_cmp, cs);
+    uint32_t rank = 0;
+    for (int i = 0; i < TPCC_CUSTOMERS; i++) {
+        const struct cust_sort *s = &cs[order[i]];
+        rank = i > 0 && cs[order[i - 1]].last == s->last ? rank + 1 : 0;
+        if (rank >= TPCC_MAX_SAME_LAST) {
+            fprintf(stderr, "tpcc: more than %d customers named %u in a district\n",
+                    TPCC_MAX_SAME_LAST, s->last);
+            exit(1);
+        }
+        idx_ordered_insert(tpcc.cust_by_name, tpcc_namekey(w, d, s->last, rank), rows[order[i]]);
+    }
+    free(rows);
+    free(order);
+    free(cs);
+}
+
+static void load_orders(struct rng *g, uint32_t w, uint32_t d)
+{
+    /* O_C_ID: a random permutation of the customer ids */
+    uint32_t *perm = malloc(TPCC_ORDERS * sizeof(*perm));
+    for (uint32_t i = 0; i < TPCC_ORDERS; i++)
+        perm[i] = i + 1;
+    for (uint32_t i = TPCC_ORDERS - 1; i > 0; i--) {
+        uint32_t j = (uint32_t)rng_below(g, i + 1), x = perm[i];
+        perm[i] = perm[j];
+        perm[j] = x;
+    }
+    const uint32_t first_new = TPCC_ORDERS - TPCC_NEW_ORDERS + 1; /* 2101 */
+    for (uint32_t o = 1; o <= TPCC_ORDERS; o++) {
+        bool delivered = o < first_new;
+        uint32_t c = perm[o - 1];
+        int32_t ol_cnt = (int32_t)tpcc_rand(g, 5, 15);
+        struct row *r = new_row(T_ORDER, tpcc_okey(w, d, o));
+        put32(T_ORDER, r, O_ID, (int32_t)o);
+        put32(T_ORDER, r, O_D_ID, (int32_t)d);
+        put32(T_ORDER, r, O_W_ID, (int32_t)w);
+        put32(T_ORDER, r, O_C_ID, (int32_t)c);
+        put64(T_ORDER, r, O_ENTRY_D, tpcc.load_time);
+        put32(T_ORDER, r, O_CARRIER_ID, delivered ? (int32_t)tpcc_rand(g, 1, 10) : 0);
+        put32(T_ORDER, r, O_OL_CNT, ol_cnt);
+        put32(T_ORDER, r, O_ALL_LOCAL, 1);
+        publish(T_ORDER, r);
+        idx_ordered_insert(tpcc.order_by_cust, tpcc_ocust_key(tpcc_ckey(w, d, c), o), r);
+        for (int32_t ol = 1; ol <= ol_cnt; ol++) {
+            uint64_t key = tpcc_olkey(w, d, o, (uint32_t)ol);
+            struct row *l = new_row(T_ORDER_LINE, key);
+            put32(T_ORDER_LINE, l, OL_O_ID, (int32_t)o);
+            put32(T_ORDER_LINE, l, OL_D_ID, (int32_t)d);
+            put32(T_ORDER_LINE, l, OL_W_ID, (int32_t)w);
+            put32(T_ORDER_LINE, l, OL_NUMBER, ol);
+            put32(T_ORDER_LINE, l, OL_I_ID, (int32_t)tpcc_rand(g, 1, TPCC_ITEMS));
+            put32(T_ORDER_LINE, l, OL_SUPPLY_W_ID, (int32_t)w);
+            put64(T_ORDER_LINE, l, OL_DELIVERY_D, delivered ? tpcc.load_time : 0);
+            put32(T_ORDER_LINE, l, OL_QUANTITY, 5);
+            put64(T_ORDER_LINE, l, OL_AMOUNT, delivered ? 0 : tpcc_rand(g, 1, 999999));
+            put_astring(g, T_ORDER_LINE, l, OL_DIST_INFO, 24);
+            publish(T_ORDER_LINE, l);
+            idx_ordered_insert(tpcc.order_line_idx, key, l);
+        }
+        if (!delivered) {
+            struct row *n = new_row(T_NEW_ORDER, tpcc_okey(w, d, o));
+            put32(T_NEW_ORDER, n, NO_O_ID, (int32_t)o);
+            put32(T_NEW_ORDER, n, NO_D_ID, (int32_t)d);
+            put32(T_NEW_ORDER, n, NO_W_ID, (int32_t)w);
+            publish(T_NEW_ORDER, n);
+            idx_ordered_insert(tpcc.new_order_idx, n->key, n);
+        }
+    }
+    free(perm);
+}
+
+static void load_district(struct rng *g, uint32_t w, uint32_t d)
+{
+    struct row *r = new_row(T_DISTRICT, tpcc_dkey(w, d));
+    put32(T_DISTRICT, r, D_ID, (int32_t)d);
+    put32(T_DISTRICT, r, D_W_ID, (int32_t)w);
+    put_astring(g, T_DISTRICT, r, D_NAME, 6);
+    put_address(g, T_DISTRICT, r, D_STREET_1);
+    put32(T_DISTRICT, r, D_TAX, (int32_t)tpcc_rand(g, 0, 2000));
+    put64(T_DISTRICT, r, D_YTD, 3000000); /* 30,000.00 */
+    put32(T_DISTRICT, r, D_NEXT_O_ID, TPCC_ORDERS + 1);
+    publish(T_DISTRICT, r);
+    load_customers(g, w, d);
+    load_orders(g, w, d);
+}
+
+/* ---- tasks ---- */
+
+#define ITEM_SLICES 10
+#define STOCK_SLICES 10
+#define TASKS_PER_WH (STOCK_SLICES + TPCC_DISTRICTS)
+
+struct load_ctx {
+    uint64_t seed;
+    int ntasks;
+    atomic_int next;
+};
+
+static void run_task(int task, uint64_t seed)
+{
+    struct rng g;
+    rng_seed(&g, seed ^ 0x7BCCull, (uint64_t)task);
+    if (task < ITEM_SLICES) {
+        uint32_t per = TPCC_ITEMS / ITEM_SLICES;
+        load_items(&g, (uint32_t)task * per + 1, (uint32_t)(task + 1) * per);
+        return;
+    }
+    task -= ITEM_SLICES;
+    uint32_t w = (uint32_t)(task / TASKS_PER_WH) + 1;
+    int k = task % TASKS_PER_WH;
+    if (k < STOCK_SLICES) {
+        uint32_t per = TPCC_ITEMS / STOCK_SLICES;
+        load_stock(&g, w, (uint32_t)k * per + 1, (uint32_t)(k + 1) * per);
+        return;
+    }
+    uint32_t d = (uint32_t)(k - STOCK_SLICES) + 1;
+    if (d == 1)
+        load_warehouse(&g, w);
+    load_district(&g, w, d);
+}
+
+static void loader(int i, void *arg)
+{
+    (void)i;
+    struct load_ctx *ctx = arg;
+    for (int task; (task = atomic_fetch_add(&ctx->next, 1)) < ctx->ntasks;)
+        run_task(task, ctx->seed);
+}
+
+static struct table *make_table(int tab, bool verify, uint64_t rows)
+{
+    const struct tpcc_tabdef *td = &tpcc_tabdefs[tab];
+    struct schema s;
+    schema_init(&s, verify);
+    for (int c = 0; c < td->ncols; c++)
+        if (schema_add(&s, td->cols[c].name, td->cols[c].type, td->cols[c].size) != c)
+            abort();
+    schema_seal(&s);
+    return table_create(td->name, &s, rows, true);
+}
+
+void tpcc_load(const struct options *o)
+{
+    uint64_t w = (uint64_t)o->warehouses;
+    memset(&tpcc, 0, sizeof(tpcc));
+    tpcc.warehouses = o->warehouses;
+    tpcc.load_time = (int64_t)time(NULL);
+    tpcc_consts_init(&tpcc_c, o->seed);
+    static const uint64_t rows_per_wh[TPCC_NTABLES] = {
+        [T_WAREHOUSE] = 1,         [T_DISTRICT] = TPCC_DISTRICTS,
+        [T_CUSTOMER] = 30000,      [T_HISTORY] = 30000,
+        [T_NEW_ORDER] = 9000,      [T_ORDER] = 30000,
+        [T_ORDER_LINE] = 300000,   [T_STOCK] = TPCC_ITEMS};
+    for (int t = 0; t < TPCC_NTABLES; t++)
+        tpcc.tab[t] = make_table(t, o->verify, t == T_ITEM ? TPCC_ITEMS : rows_per_wh[t] * w);
+    tpcc.cust_by_name = idx_ordered_create();
+    tpcc.order_by_cust = idx_ordered_create();
+    tpcc.new_order_idx = idx_ordered_create();
+    tpcc.order_line_idx = idx_ordered_create();
+
+    struct load_ctx ctx = {.seed = o->seed, .ntasks = ITEM_SLICES + TASKS_PER_WH * (int)w};
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    int n = o->threads;
+    if (cpus > 0 && n > cpus)
+        n = (int)cpus;
+    if (n > ctx.ntasks)
+        n = ctx.ntasks;
+    atomic_init(&ctx.next, 0);
+    parallel_for(n, loader, &ctx);
+}

@@ -1,0 +1,436 @@
+/* The five TPC-C transactions (clauses 2.4.2, 2.5.2, 2.6.2, 2.7.4, 2.8.2) on the
+ * transaction API of cc/cc.h, and the workload's struct.
+ *
+ * Every row is reached by a primary-key look-up or an ordered-index scan and then
+ * accessed through the CC protocol, naming exactly the columns read (the mask of
+ * txn_read / txn_read_for_update) and written (txn_write). Inserts go through txn_insert
+ * (primary index at commit) and txn_index_insert (ordered index at commit); Delivery's
+ * delete of a NEW-ORDER row through txn_delete and txn_index_remove.
+ *
+ * Ordered-index scans are not protected against phantoms: a scan sees the index as of
+ * now (committed inserts and deletes only, since the generic transaction applies index
+ * changes at commit while the writer still holds its rows), and the rows it finds are
+ * then read through the protocol. Delivery reaching a NEW-ORDER row that another Delivery
+ * deleted meanwhile aborts with AR_DELETED (or a conflict / validation failure on the
+ * ORDER row it shares with that Delivery) and retries; the consistency conditions hold.
+ * What is not serializable: a NewOrder committing after a StockLevel's or OrderStatus's
+ * scan but before its commit is not seen by it even where a serial order would require
+ * it (read-only transactions; TPC-C runs StockLevel at read committed anyway).
+ *
+ * Rollback: the 1% of NewOrders with an unused item id call txn_user_abort when they
+ * reach it; the driver counts the query as rolled back and does not retry it. */
+#include <stdalign.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "benchmarks/tpcc.h"
+
+/* Per worker thread: the counter that makes inserted HISTORY keys unique. */
+struct thread_state {
+    alignas(CACHE_LINE) uint64_t history_seq;
+};
+static struct thread_state tstate[MAX_THREADS];
+
+#define C(x) COL_BIT(x)
+
+/* A row that a committed order implies is not reachable by its key. txn_publish makes
+ * primary keys visible before ordered-index entries, so this is not expected; should it
+ * happen, the query is retried (AR_RETRY) rather than reading a partial order. */
+static enum rc missing_row(struct txn *t) { return txn_abort_retry(t); }
+
+static inline enum rc write32(struct txn *t, struct row *r, int c, int32_t v)
+{
+    return txn_write(t, r, c, &v);
+}
+static inline enum rc write64(struct txn *t, struct row *r, int c, int64_t v)
+{
+    return txn_write(t, r, c, &v);
+}
+
+/* Fills an inserted row's columns from `vals` (int32/int64 by column type; text
+ * columns take the bytes at `text[c]`). */
+static enum rc fill(struct txn *t, int tab, struct row *r, const int64_t *vals,
+                    const char *const *text)
+{
+    const struct schema *s = &tpcc.tab[tab]->schema;
+    for (int c = 0; c < s->ncols; c++) {
+        enum rc rc;
+        if (s->cols[c].type == COL_CHAR)
+            rc = txn_write(t, r, c, text[c]);
+        else if (s->cols[c].type == COL_INT32)
+            rc = write32(t, r, c, (int32_t)vals[c]);
+        else
+            rc = write64(t, r, c, vals[c]);
+        if (rc != RC_OK)
+            return RC_ABORT;
+    }
+    return RC_OK;
+}
+
+/* Scan collector: up to `max` (key, row) pairs. */
+struct collect {
+    int n, max;
+    uint64_t *keys;
+    struct row **rows;
+};
+static bool collect_fn(uint64_t key, struct row *row, void *arg)
+{
+    struct collect *c = arg;
+    c->keys[c->n] = key;
+    c->rows[c->n++] = row;
+    return c->n < c->max;
+}
+
+/* The customer of a Payment / OrderStatus: by id, or the middle one (position n/2
+ * rounded up) of those with the last name, in C_FIRST order (clause 2.5.2.2). */
+static struct row *find_customer(struct txn *t, uint32_t w, uint32_t d, bool by_name,
+                                 uint32_t c_id)
+{
+    if (!by_name)
+        return txn_lookup(t, tpcc.tab[T_CUSTOMER], tpcc_ckey(w, d, c_id));
+    uint64_t keys[TPCC_MAX_SAME_LAST];
+    struct row *rows[TPCC_MAX_SAME_LAST];
+    struct collect c = {0, TPCC_MAX_SAME_LAST, keys, rows};
+    idx_ordered_scan(tpcc.cust_by_name, tpcc_namekey(w, d, c_id, 0),
+                     tpcc_namekey(w, d, c_id, (1u << 14) - 1), collect_fn, &c);
+    return c.n ? rows[(c.n - 1) / 2] : NULL;
+}
+
+/* Whether the n-byte text s contains "ORIGINAL". */
+static bool has_original(const char *s, size_t n) { return memmem(s, n, "ORIGINAL", 8) != NULL; }
+
+static enum rc new_order(struct txn *t, const struct tpcc_query *q)
+{
+    uint32_t w = q->w_id, d = q->d_id;
+    const unsigned char *img;
+    struct row *wr = txn_lookup(t, tpcc.tab[T_WAREHOUSE], w);
+    if (txn_read(t, wr, C(W_TAX), &img) != RC_OK)
+        return RC_ABORT;
+    int64_t w_tax = tpcc_get32(T_WAREHOUSE, img, W_TAX);
+
+    struct row *dr = txn_lookup(t, tpcc.tab[T_DISTRICT], tpcc_dkey(w, d));
+    if (txn_read_for_update(t, dr, C(D_TAX) | C(D_NEXT_O_ID), &img) != RC_OK)
+        return RC_ABORT;
+    int64_t d_tax = tpcc_get32(T_DISTRICT, img, D_TAX);
+    uint32_t o_id = (uint32_t)tpcc_get32(T_DISTRICT, img, D_NEXT_O_ID);
+    if (write32(t, dr, D_NEXT_O_ID, (int32_t)o_id + 1) != RC_OK)
+        return RC_ABORT;
+
+    uint64_t ckey = tpcc_ckey(w, d, q->c_id);
+    struct row *cr = txn_lookup(t, tpcc.tab[T_CUSTOMER], ckey);
+    if (txn_read(t, cr, C(C_DISCOUNT) | C(C_LAST) | C(C_CREDIT), &img) != RC_OK)
+        return RC_ABORT;
+    int64_t c_discount = tpcc_get32(T_CUSTOMER, img, C_DISCOUNT);
+
+    int64_t now = (int64_t)time(NULL);
+    uint64_t okey = tpcc_okey(w, d, o_id);
+    struct row *orow, *norow;
+    int64_t ov[] = {[O_ID] = o_id,        [O_D_ID] = d,          [O_W_ID] = w,
+                    [O_C_ID] = q->c_id,   [O_ENTRY_D] = now,     [O_CARRIER_ID] = 0,
+                    [O_OL_CNT] = q->ol_cnt, [O_ALL_LOCAL] = q->all_local};
+    if (txn_insert(t, tpcc.tab[T_ORDER], okey, &orow) != RC_OK ||
+        fill(t, T_ORDER, orow, ov, NULL) != RC_OK)
+        return RC_ABORT;
+    txn_index_insert(t, tpcc.order_by_cust, tpcc_ocust_key(ckey, o_id), orow);
+    int64_t nov[] = {[NO_O_ID] = o_id, [NO_D_ID] = d, [NO_W_ID] = w};
+    if (txn_insert(t, tpcc.tab[T_NEW_ORDER], okey, &norow) != RC_OK ||
+        fill(t, T_NEW_ORDER, norow, nov, NULL) != RC_OK)
+        return RC_ABORT;
+    txn_index_insert(t, tpcc.new_order_idx, okey, norow);
+
+    int64_t total = 0;
+    for (int i = 0; i < q->ol_cnt; i++) {
+        const struct tpcc_ol_in *l = &q->ol[i];
+        struct row *ir = txn_lookup(t, tpcc.tab[T_ITEM], l->i_id);
+        if (!ir) /* the unused item id: roll back (the driver does not retry it) */
+            return txn_user_abort(t);
+        if (txn_read(t, ir, C(I_PRICE) | C(I_NAME) | C(I_DATA), &img) != RC_OK)
+            return RC_ABORT;
+        int64_t price = tpcc_get64(T_ITEM, img, I_PRICE);
+        bool original = has_original(tpcc_text(T_ITEM, img, I_DATA), 50);
+
+        int dist = S_DIST_01 + (int)d - 1;
+        struct row *sr = txn_lookup(t, tpcc.tab[T_STOCK], tpcc_skey(l->supply_w_id, l->i_id));
+        bool remote = l->supply_w_id != w;
+        colmask_t scols = C(S_QUANTITY) | C(dist) | C(S_DATA) | C(S_YTD) | C(S_ORDER_CNT) |
+                          (remote ? C(S_REMOTE_CNT) : 0);
+        if (txn_read_for_update(t, sr, scols, &img) != RC_OK)
+            return RC_ABORT;
+        int32_t s_qty = tpcc_get32(T_STOCK, img, S_QUANTITY);
+        int32_t s_ytd = tpcc_get32(T_STOCK, img, S_YTD);
+        int32_t s_cnt = tpcc_get32(T_STOCK, img, S_ORDER_CNT);
+        int32_t s_remote = tpcc_get32(T_STOCK, img, S_REMOTE_CNT);
+        char dist_info[24];
+        memcpy(dist_info, tpcc_text(T_STOCK, img, dist), 24);
+        original = original && has_original(tpcc_text(T_STOCK, img, S_DATA), 50);
+        s_qty = s_qty >= l->quantity + 10 ? s_qty - l->quantity : s_qty - l->quantity + 91;
+        if (write32(t, sr, S_QUANTITY, s_qty) != RC_OK ||
+            write32(t, sr, S_YTD, s_ytd + l->quantity) != RC_OK ||
+            write32(t, sr, S_ORDER_CNT, s_cnt + 1) != RC_OK ||
+            (remote && write32(t, sr, S_REMOTE_CNT, s_remote + 1) != RC_OK))
+            return RC_ABORT;
+
+        int64_t amount = l->quantity * price;
+        total += amount;
+        uint64_t olkey = tpcc_olkey(w, d, o_id, (uint32_t)i + 1);
+        struct row *olrow;
+        int64_t olv[] = {[OL_O_ID] = o_id,       [OL_D_ID] = d,
+                         [OL_W_ID] = w,          [OL_NUMBER] = i + 1,
+                         [OL_I_ID] = l->i_id,    [OL_SUPPLY_W_ID] = l->supply_w_id,
+                         [OL_DELIVERY_D] = 0,    [OL_QUANTITY] = l->quantity,
+                         [OL_AMOUNT] = amount,   [OL_DIST_INFO] = 0};
+        const char *olt[] = {[OL_DIST_INFO] = dist_info};
+        if (txn_insert(t, tpcc.tab[T_ORDER_LINE], olkey, &olrow) != RC_OK ||
+            fill(t, T_ORDER_LINE, olrow, olv, olt) != RC_OK)
+            return RC_ABORT;
+        txn_index_insert(t, tpcc.order_line_idx, olkey, olrow);
+        (void)original; /* brand-generic: "B" if both contain ORIGINAL, else "G" */
+    }
+    /* the total the terminal would display */
+    total = total * (10000 - c_discount) / 10000 * (10000 + w_tax + d_tax) / 10000;
+    __asm__ __volatile__("" ::"r"(total));
+    return RC_OK;
+}
+
+static enum rc payment(struct txn *t, const struct tpcc_query *q)
+{
+    uint32_t w = q->w_id, d = q->d_id;
+    const unsigned char *img;
+    struct row *wr = txn_lookup(t, tpcc.tab[T_WAREHOUSE], w);
+    colmask_t wcols = C(W_NAME) | C(W_STREET_1) | C(W_STREET_2) | C(W_CITY) | C(W_STATE) |
+                      C(W_ZIP) | C(W_YTD);
+    if (txn_read_for_update(t, wr, wcols, &img) != RC_OK)
+        return RC_ABORT;
+    char h_data[24] = {0};
+    memcpy(h_data, tpcc_text(T_WAREHOUSE, img, W_NAME), 10);
+    if (write64(t, wr, W_YTD, tpcc_get64(T_WAREHOUSE, img, W_YTD) + q->h_amount) != RC_OK)
+        return RC_ABORT;
+
+    struct row *dr = txn_lookup(t, tpcc.tab[T_DISTRICT], tpcc_dkey(w, d));
+    colmask_t dcols = C(D_NAME) | C(D_STREET_1) | C(D_STREET_2) | C(D_CITY) | C(D_STATE) |
+                      C(D_ZIP) | C(D_YTD);
+    if (txn_read_for_update(t, dr, dcols, &img) != RC_OK)
+        return RC_ABORT;
+    /* H_DATA = W_NAME, four spaces, D_NAME */
+    size_t wl = strnlen(h_data, 10);
+    memset(h_data + wl, ' ', 4);
+    memcpy(h_data + wl + 4, tpcc_text(T_DISTRICT, img, D_NAME), 10);
+    if (write64(t, dr, D_YTD, tpcc_get64(T_DISTRICT, img, D_YTD) + q->h_amount) != RC_OK)
+        return RC_ABORT;
+
+    struct row *cr = find_customer(t, q->c_w_id, q->c_d_id, q->by_name, q->c_id);
+    if (!cr)
+        return missing_row(t); /* cannot happen: every last name exists in every district */
+    colmask_t ccols = C(C_ID) | C(C_FIRST) | C(C_MIDDLE) | C(C_LAST) | C(C_STREET_1) |
+                      C(C_STREET_2) | C(C_CITY) | C(C_STATE) | C(C_ZIP) | C(C_PHONE) |
+                      C(C_SINCE) | C(C_CREDIT) | C(C_CREDIT_LIM) | C(C_DISCOUNT) |
+                      C(C_BALANCE) | C(C_YTD_PAYMENT) | C(C_PAYMENT_CNT);
+    if (txn_read_for_update(t, cr, ccols, &img) != RC_OK)
+        return RC_ABORT;
+    int32_t c_id = tpcc_get32(T_CUSTOMER, img, C_ID);
+    bool bad_credit = memcmp(tpcc_text(T_CUSTOMER, img, C_CREDIT), "BC", 2) == 0;
+    int64_t balance = tpcc_get64(T_CUSTOMER, img, C_BALANCE) - q->h_amount;
+    int64_t ytd = tpcc_get64(T_CUSTOMER, img, C_YTD_PAYMENT) + q->h_amount;
+    int32_t cnt = tpcc_get32(T_CUSTOMER, img, C_PAYMENT_CNT) + 1;
+    if (write64(t, cr, C_BALANCE, balance) != RC_OK ||
+        write64(t, cr, C_YTD_PAYMENT, ytd) != RC_OK ||
+        write32(t, cr, C_PAYMENT_CNT, cnt) != RC_OK)
+        return RC_ABORT;
+    if (bad_credit) { /* C_DATA = the payment, then the old C_DATA, cut to 500 */
+        if (txn_read_for_update(t, cr, C(C_DATA), &img) != RC_OK)
+            return RC_ABORT;
+        char data[501 + 64];
+        int n = snprintf(data, 64, "%d %u %u %u %u %lld.%02lld | ", c_id, q->c_d_id, q->c_w_id,
+                         d, w, (long long)(q->h_amount / 100), (long long)(q->h_amount % 100));
+        memcpy(data + n, tpcc_text(T_CUSTOMER, img, C_DATA), 500);
+        if (txn_write(t, cr, C_DATA, data) != RC_OK)
+            return RC_ABORT;
+    }
+
+    struct thread_state *ts = &tstate[q->thread];
+    uint64_t hkey = (uint64_t)(q->thread + 1) << 40 | ++ts->history_seq;
+    struct row *hr;
+    int64_t hv[] = {[H_C_ID] = c_id,   [H_C_D_ID] = q->c_d_id,
+                    [H_C_W_ID] = q->c_w_id, [H_D_ID] = d,
+                    [H_W_ID] = w,      [H_DATE] = (int64_t)time(NULL),
+                    [H_AMOUNT] = q->h_amount, [H_DATA] = 0};
+    const char *ht[] = {[H_DATA] = h_data};
+    if (txn_insert(t, tpcc.tab[T_HISTORY], hkey, &hr) != RC_OK ||
+        fill(t, T_HISTORY, hr, hv, ht) != RC_OK)
+        return RC_ABORT;
+    return RC_OK;
+}
+
+static enum rc order_status(struct txn *t, const struct tpcc_query *q)
+{
+    uint32_t w = q->w_id, d = q->d_id;
+    const unsigned char *img;
+    struct row *cr = find_customer(t, w, d, q->by_name, q->c_id);
+    if (!cr)
+        return missing_row(t); /* cannot happen */
+    if (txn_read(t, cr, C(C_ID) | C(C_BALANCE) | C(C_FIRST) | C(C_MIDDLE) | C(C_LAST), &img) !=
+        RC_OK)
+        return RC_ABORT;
+    uint32_t c_id = (uint32_t)tpcc_get32(T_CUSTOMER, img, C_ID);
+
+    /* the customer's last order: the highest key of the customer's range */
+    uint64_t ckey = tpcc_ckey(w, d, c_id), okey;
+    struct row *orow;
+    struct collect c = {0, 1, &okey, &orow};
+    if (!idx_ordered_scan_desc(tpcc.order_by_cust, tpcc_ocust_key(ckey, 0),
+                               tpcc_ocust_key(ckey, UINT32_MAX), collect_fn, &c))
+        return RC_OK; /* no order (not after the initial load: each customer has one) */
+    if (txn_read(t, orow, C(O_ID) | C(O_ENTRY_D) | C(O_CARRIER_ID) | C(O_OL_CNT), &img) != RC_OK)
+        return RC_ABORT;
+    uint32_t o_id = (uint32_t)tpcc_get32(T_ORDER, img, O_ID);
+    int32_t ol_cnt = tpcc_get32(T_ORDER, img, O_OL_CNT);
+    int64_t sum = 0;
+    for (int32_t ol = 1; ol <= ol_cnt; ol++) {
+        struct row *l = txn_lookup(t, tpcc.tab[T_ORDER_LINE], tpcc_olkey(w, d, o_id, (uint32_t)ol));
+        colmask_t cols = C(OL_I_ID) | C(OL_SUPPLY_W_ID) | C(OL_QUANTITY) | C(OL_AMOUNT) |
+                         C(OL_DELIVERY_D);
+        if (!l)
+            return missing_row(t);
+        if (txn_read(t, l, cols, &img) != RC_OK)
+            return RC_ABORT;
+        sum += tpcc_get64(T_ORDER_LINE, img, OL_AMOUNT);
+    }
+    __asm__ __volatile__("" ::"r"(sum));
+    return RC_OK;
+}
+
+static enum rc delivery(struct txn *t, const struct tpcc_query *q)
+{
+    uint32_t w = q->w_id;
+    const unsigned char *img;
+    int64_t now = (int64_t)time(NULL);
+    for (uint32_t d = 1; d <= TPCC_DISTRICTS; d++) {
+        /* the district's oldest undelivered order */
+        uint64_t nokey;
+        struct row *norow;
+        struct collect c = {0, 1, &nokey, &norow};
+        if (!idx_ordered_scan(tpcc.new_order_idx, tpcc_okey(w, d, 0),
+                              tpcc_okey(w, d, UINT32_MAX), collect_fn, &c))
+            continue; /* none: skipped (clause 2.7.4.2) */
+        if (txn_delete(t, norow) != RC_OK)
+            return RC_ABORT;
+        txn_index_remove(t, tpcc.new_order_idx, nokey);
+        uint32_t o_id = (uint32_t)(nokey & UINT32_MAX);
+
+        struct row *orow = txn_lookup(t, tpcc.tab[T_ORDER], nokey);
+        if (!orow)
+            return missing_row(t);
+        if (txn_read_for_update(t, orow, C(O_C_ID) | C(O_OL_CNT) | C(O_CARRIER_ID), &img) !=
+            RC_OK)
+            return RC_ABORT;
+        uint32_t c_id = (uint32_t)tpcc_get32(T_ORDER, img, O_C_ID);
+        int32_t ol_cnt = tpcc_get32(T_ORDER, img, O_OL_CNT);
+        if (write32(t, orow, O_CARRIER_ID, q->o_carrier_id) != RC_OK)
+            return RC_ABORT;
+
+        int64_t sum = 0;
+        for (int32_t ol = 1; ol <= ol_cnt; ol++) {
+            struct row *l =
+                txn_lookup(t, tpcc.tab[T_ORDER_LINE], tpcc_olkey(w, d, o_id, (uint32_t)ol));
+            if (!l)
+                return missing_row(t);
+            if (txn_read_for_update(t, l, C(OL_AMOUNT) | C(OL_DELIVERY_D), &img) != RC_OK)
+                return RC_ABORT;
+            sum += tpcc_get64(T_ORDER_LINE, img, OL_AMOUNT);
+            if (write64(t, l, OL_DELIVERY_D, now) != RC_OK)
+                return RC_ABORT;
+        }
+
+        struct row *cr = txn_lookup(t, tpcc.tab[T_CUSTOMER], tpcc_ckey(w, d, c_id));
+        if (txn_read_for_update(t, cr, C(C_BALANCE) | C(C_DELIVERY_CNT), &img) != RC_OK)
+            return RC_ABORT;
+        int64_t balance = tpcc_get64(T_CUSTOMER, img, C_BALANCE) + sum;
+        int32_t cnt = tpcc_get32(T_CUSTOMER, img, C_DELIVERY_CNT) + 1;
+        if (write64(t, cr, C_BALANCE, balance) != RC_OK ||
+            write32(t, cr, C_DELIVERY_CNT, cnt) != RC_OK)
+            return RC_ABORT;
+    }
+    return RC_OK;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static enum rc stock_level(struct txn *t, const struct tpcc_query *q)
+{
+    uint32_t w = q->w_id, d = q->d_id;
+    const unsigned char *img;
+    struct row *dr = txn_lookup(t, tpcc.tab[T_DISTRICT], tpcc_dkey(w, d));
+    if (txn_read(t, dr, C(D_NEXT_O_ID), &img) != RC_OK)
+        return RC_ABORT;
+    uint32_t next = (uint32_t)tpcc_get32(T_DISTRICT, img, D_NEXT_O_ID);
+
+    /* the lines of orders [next - 20, next) */
+    enum { MAX_LINES = TPCC_STOCK_LEVEL_ORDERS * TPCC_MAX_OL };
+    uint64_t keys[MAX_LINES];
+    struct row *rows[MAX_LINES];
+    uint32_t items[MAX_LINES];
+    struct collect c = {0, MAX_LINES, keys, rows};
+    idx_ordered_scan(tpcc.order_line_idx, tpcc_olkey(w, d, next - TPCC_STOCK_LEVEL_ORDERS, 0),
+                     tpcc_olkey(w, d, next - 1, TPCC_MAX_OL), collect_fn, &c);
+    for (int i = 0; i < c.n; i++) {
+        if (txn_read(t, rows[i], C(OL_I_ID), &img) != RC_OK)
+            return RC_ABORT;
+        items[i] = (uint32_t)tpcc_get32(T_ORDER_LINE, img, OL_I_ID);
+    }
+    qsort(items, (size_t)c.n, sizeof(items[0]), cmp_u32);
+    int low = 0;
+    for (int i = 0; i < c.n; i++) {
+        if (i > 0 && items[i] == items[i - 1])
+            continue; /* distinct items */
+        struct row *sr = txn_lookup(t, tpcc.tab[T_STOCK], tpcc_skey(w, items[i]));
+        if (txn_read(t, sr, C(S_QUANTITY), &img) != RC_OK)
+            return RC_ABORT;
+        low += tpcc_get32(T_STOCK, img, S_QUANTITY) < (int32_t)q->threshold;
+    }
+    __asm__ __volatile__("" ::"r"(low));
+    return RC_OK;
+}
+
+static enum rc tpcc_run(struct txn *t, const void *qv)
+{
+    const struct tpcc_query *q = qv;
+    switch (q->type) {
+    case TX_NEW_ORDER:
+        return new_order(t, q);
+    case TX_PAYMENT:
+        return payment(t, q);
+    case TX_ORDER_STATUS:
+        return order_status(t, q);
+    case TX_DELIVERY:
+        return delivery(t, q);
+    default:
+        return stock_level(t, q);
+    }
+}
+
+static size_t tpcc_query_size(const struct options *o)
+{
+    (void)o;
+    return sizeof(struct tpcc_query);
+}
+
+static int tpcc_type(const void *q) { return ((const struct tpcc_query *)q)->type; }
+
+const struct workload tpcc_workload = {
+    .name = "tpcc",
+    .ntypes = 5,
+    .type_names = {"neworder", "payment", "orderstatus", "delivery", "stocklevel"},
+    .load = tpcc_load,
+    .query_size = tpcc_query_size,
+    .gen_query = tpcc_gen_query,
+    .query_type = tpcc_type,
+    .run = tpcc_run,
+    .check = tpcc_check,
+    .json = tpcc_json,
+    .check_on_request = true,
+    .dump = tpcc_dump,
+};

@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# End-to-end TPC-C tests (release binaries in build/bin; run from anywhere):
+#   for every variant of config/variants.tsv but none: the standard mix and the
+#   neworder-payment mix, 1 warehouse, 8 threads, --check; a short --verify run;
+#   2 warehouses with --partition-by-warehouse; a --dump that loads back with the row
+#   counts of the run's JSON (awk, and sqlite3 where installed, which also re-checks
+#   two consistency conditions in SQL); bad TPC-C flags exit 2.
+# Prints "ok <case>" or "FAIL <case>" per case; exit status 1 if any failed.
+# About 80 s on 2 cores.
+set -u
+cd "$(dirname "$0")/.."
+fail=0
+log=$(mktemp)
+dump=$(mktemp -d)
+trap 'rm -rf "$log" "$dump"' EXIT
+
+# run NAME TIMEOUT CMD...: passes when CMD exits 0 within TIMEOUT seconds.
+run() {
+    local name=$1 limit=$2
+    shift 2
+    if timeout "$limit" "$@" >"$log" 2>&1; then
+        echo "ok $name"
+    else
+        local rc=$?
+        echo "FAIL $name (exit $rc)"
+        tail -n 8 "$log" | cut -c1-300 | sed 's/^/     /'
+        fail=1
+    fi
+}
+# expect NAME WANT_RC CMD...: passes when CMD exits with WANT_RC.
+expect() {
+    local name=$1 want=$2
+    shift 2
+    timeout 60 "$@" >"$log" 2>&1
+    local rc=$?
+    if [ $rc -eq "$want" ]; then
+        echo "ok $name"
+    else
+        echo "FAIL $name (exit $rc, want $want)"
+        tail -n 3 "$log" | sed 's/^/     /'
+        fail=1
+    fi
+}
+
+variants=$(awk '!/^#/ && NF {print $1}' config/variants.tsv)
+tpcc="--workload tpcc --warehouses 1 --threads 8 --warmup 0 --check"
+for v in $variants; do
+    [ "$v" = none ] && continue
+    b=build/bin/rundb-$v
+    if [ ! -x "$b" ]; then
+        echo "FAIL tpcc $v: $b missing"
+        fail=1
+        continue
+    fi
+    run "tpcc $v standard check" 90 $b $tpcc --duration 2 --mix standard
+    run "tpcc $v neworder-payment check" 90 $b $tpcc --duration 2 --mix neworder-payment
+    run "tpcc $v verify" 120 $b $tpcc --duration 0.3 --verify
+done
+
+b=build/bin/rundb-no-wait
+run "tpcc 2 warehouses partitioned" 90 build/bin/rundb-silo --workload tpcc --warehouses 2 \
+    --threads 4 --warmup 0 --duration 1 --check --partition-by-warehouse
+
+# dump: the CSV files hold the rows the run reports, with the right header and shape
+dump_case() {
+    timeout 120 $b --workload tpcc --threads 2 --warmup 0 --duration 0.5 --check --dump "$dump" \
+        >"$dump/result.json" 2>"$log" || { echo "run failed"; return 1; }
+    local json
+    json=$(tail -n 1 "$dump/result.json")
+    for t in warehouse district customer history new_order oorder order_line item stock; do
+        local want got
+        want=$(sed -n "s/.*\"rows\":{[^}]*\"$t\":\([0-9]*\).*/\1/p" <<<"$json")
+        got=$(($(wc -l <"$dump/$t.csv") - 1))
+        [ -n "$want" ] && [ "$want" = "$got" ] || { echo "$t: $got rows in CSV, JSON says '$want'"; return 1; }
+    done
+    [ "$(head -n 1 "$dump/warehouse.csv")" = "w_id,w_name,w_street_1,w_street_2,w_city,w_state,w_zip,w_tax,w_ytd" ] ||
+        { echo "warehouse.csv header"; return 1; }
+    [ "$(($(wc -l <"$dump/item.csv") - 1))" = 100000 ] || { echo "item rows"; return 1; }
+    # sum(o_ol_cnt) = order_line rows; undelivered orders (empty o_carrier_id) = new_order rows
+    local olsum undelivered
+    olsum=$(awk -F, 'NR > 1 {s += $7} END {print s}' "$dump/oorder.csv")
+    undelivered=$(awk -F, 'NR > 1 && $6 == "" {n++} END {print n + 0}' "$dump/oorder.csv")
+    [ "$olsum" = "$(($(wc -l <"$dump/order_line.csv") - 1))" ] || { echo "sum(o_ol_cnt) $olsum"; return 1; }
+    [ "$undelivered" = "$(($(wc -l <"$dump/new_order.csv") - 1))" ] ||
+        { echo "undelivered orders $undelivered"; return 1; }
+    if command -v sqlite3 >/dev/null; then
+        local q out
+        q=".mode csv"
+        for t in warehouse district customer history new_order oorder order_line item stock; do
+            q="$q"$'\n'".import $dump/$t.csv $t"
+        done
+        q="$q"$'\n'"select (select count(*) from order_line) || ' ' ||
+            (select count(*) from warehouse w where cast(w_ytd as real) <> (select round(sum(cast(d_ytd as real)), 2) from district d where d.d_w_id = w.w_id)) || ' ' ||
+            (select count(*) from district d where d_next_o_id - 1 <> (select max(cast(o_id as integer)) from oorder o where o.o_w_id = d.d_w_id and o.o_d_id = d.d_id));"
+        out=$(sqlite3 :memory: <<<"$q" | tr -d '"\r')
+        [ "$out" = "$(($(wc -l <"$dump/order_line.csv") - 1)) 0 0" ] || { echo "sqlite3: '$out'"; return 1; }
+    fi
+}
+if dump_case >"$log.dump" 2>&1; then
+    echo "ok tpcc dump loads back"
+else
+    echo "FAIL tpcc dump loads back"
+    sed 's/^/     /' "$log.dump" "$log" | tail -n 8
+    fail=1
+fi
+rm -f "$log.dump"
+
+expect "tpcc bad --mix" 2 $b --workload tpcc --mix everything
+expect "tpcc bad --warehouses" 2 $b --workload tpcc --warehouses 0
+expect "tpcc --dump with ycsb" 2 $b --workload ycsb --dump "$dump"
+expect "tpcc --dump into a file" 2 $b --workload tpcc --dump "$log"
+exit $fail
