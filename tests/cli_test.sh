@@ -50,6 +50,8 @@ expect_bad --seed x
 expect_bad --out /nonexistent-dir/result.json
 expect_bad stray-argument
 expect_bad --queries-per-thread 0
+expect_bad --workload tpcc --warehouses 0
+expect_bad --workload tpcc --mix everything
 
 help=$(timeout 10 "$bin" --help)
 rc=$?
@@ -58,7 +60,8 @@ if [ $rc -ne 0 ]; then
     bad=1
 fi
 for f in workload threads pin warmup duration seed out verify queries-per-thread backoff-max-us \
-    rows fields field-size req-per-txn read-ratio theta accounts hot-accounts hot-prob; do
+    rows fields field-size req-per-txn read-ratio theta accounts hot-accounts hot-prob \
+    warehouses mix partition-by-warehouse check dump; do
     if ! grep -q -- "--$f .*(default: " <<<"$help"; then
         echo "--help does not document --$f with its default"
         bad=1

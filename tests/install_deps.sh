@@ -2,7 +2,7 @@
 # Installs the Debian packages the build, the tests and the plots need, if missing.
 # Runs as root (apt-get); prints nothing when everything is there.
 set -euo pipefail
-pkgs=(gcc g++ make libjemalloc-dev libnuma-dev libtbb-dev)
+pkgs=(gcc g++ make libjemalloc-dev libnuma-dev libtbb-dev sqlite3)
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

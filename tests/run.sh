@@ -2,8 +2,9 @@
 # The test suite (run by `make test` after building every flavor):
 #   unit tests (build/tests/test_*), CLI bad-input tests, and for every serializable
 #   variant of config/variants.tsv: YCSB theta 0.99 with 8 threads and --verify (history
-#   check), the bank workload with --verify (money conserved), the same under
-#   ThreadSanitizer, and one AddressSanitizer run.
+#   check), the bank workload with --verify (money conserved), TPC-C with --check and
+#   --verify (tests/tpcc_test.sh), YCSB and bank under ThreadSanitizer, and one
+#   AddressSanitizer run.
 # Ends with "N passed, N failed"; exit status 1 if anything failed.
 set -u
 cd "$(dirname "$0")/.."
@@ -56,6 +57,18 @@ for v in $variants; do
     run "$v bank verify" 90 $b $common --duration 2 $bank
     run "$v bank 16 threads" 90 $b --threads 16 --warmup 0 --duration 1 $bank
 done
+
+echo "== TPC-C (tests/tpcc_test.sh)"
+while IFS= read -r line; do
+    echo "$line"
+    case $line in
+    "ok "*) pass=$((pass + 1)) ;;
+    "FAIL "*)
+        fail=$((fail + 1))
+        failed+=("${line#FAIL }")
+        ;;
+    esac
+done < <(tests/tpcc_test.sh)
 
 echo "== ThreadSanitizer"
 for v in $variants; do
