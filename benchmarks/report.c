@@ -121,10 +121,11 @@ static void write_json(FILE *f, const struct report_in *in)
             r->oversubscribed ? "true" : "false", in->load_s, r->gen_s, GIT_REV);
     if (in->verified) {
         const struct hist_result *h = &in->hres;
-        fprintf(f, "\"verify\":{\"ok\":%s,\"txns\":%zu,\"reads\":%zu,\"writes\":%zu,"
+        fprintf(f, "\"verify\":{\"level\":\"%s\",\"ok\":%s,\"txns\":%zu,\"reads\":%zu,\"writes\":%zu,"
                    "\"edges\":%zu,\"dirty_reads\":%zu,\"lost_updates\":%zu,\"stale_own\":%zu,"
                    "\"cycles\":%zu,\"check_s\":%.3f},",
-                h->ok ? "true" : "false", h->txns, h->reads, h->writes, h->edges,
+                cc_alg_serializable ? "serializable" : "read_committed", h->ok ? "true" : "false",
+                h->txns, h->reads, h->writes, h->edges,
                 h->dirty_reads, h->lost_updates, h->stale_own, h->cycles, in->verify_s);
     } else {
         fputs("\"verify\":null,", f);
@@ -161,7 +162,10 @@ static void write_summary(const struct report_in *in)
     }
     if (in->verified)
         fprintf(stderr, "  verify: %s (%zu txns, %zu edges)\n",
-                in->hres.ok ? "serializable" : "FAILED", in->hres.txns, in->hres.edges);
+                !in->hres.ok           ? "FAILED"
+                : cc_alg_serializable ? "serializable"
+                                      : "no dirty read, lost update or stale own read",
+                in->hres.txns, in->hres.edges);
     if (in->checked)
         fprintf(stderr, "  check: %s\n", in->check_ok ? "ok" : "FAILED");
 }

@@ -78,6 +78,9 @@ enum rc txn_write(struct txn *t, struct row *r, int c, const void *value);
 /* Creates a row with this key in tab; fill it with txn_write. It becomes visible (and
  * enters tab's primary index) when the transaction commits. */
 enum rc txn_insert(struct txn *t, struct table *tab, uint64_t key, struct row **out);
+/* Hint: this transaction will access row r no more (e.g. the last write of a query to
+ * it); algorithms that release early (Bamboo retires its lock) use it, others ignore it. */
+void txn_last_access(struct txn *t, struct row *r);
 /* Deletes row r: exclusive access now, removal from the primary index at commit. An
  * access to a row whose delete has committed returns RC_ABORT (reason AR_DELETED). */
 enum rc txn_delete(struct txn *t, struct row *r);
@@ -96,7 +99,9 @@ void txn_add_backoff(struct txn *t, uint64_t ticks);
 
 /* ---- 2. The algorithm's side ---- */
 
-/* Name, e.g. "TICTOC", and whether it claims serializability (NONE does not). */
+/* Name, e.g. "TICTOC", and whether it claims serializability (NONE and the read
+ * committed / repeatable read variants do not; --verify then checks that level's
+ * promises only: no dirty read, no lost update). */
 extern const char cc_alg_name[];
 extern const bool cc_alg_serializable;
 
@@ -119,5 +124,8 @@ enum rc cc_access(struct txn *t, struct access *a, enum access_type type);
 enum rc cc_commit(struct txn *t);
 /* Rolls back and releases everything the attempt holds. */
 void cc_abort(struct txn *t);
+/* Optional: the transaction will not access a->row again (txn_last_access). A weak
+ * no-op default exists, so only algorithms that use the hint define it. */
+void cc_last_access(struct txn *t, struct access *a);
 
 #endif

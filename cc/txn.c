@@ -259,6 +259,20 @@ enum rc txn_delete(struct txn *t, struct row *r)
     return RC_OK;
 }
 
+/* The default for algorithms that ignore the hint (see cc.h). */
+__attribute__((weak)) void cc_last_access(struct txn *t, struct access *a)
+{
+    (void)t;
+    (void)a;
+}
+
+void txn_last_access(struct txn *t, struct row *r)
+{
+    struct access *a = t->aborted ? NULL : acc_find(t, r);
+    if (a)
+        cc_last_access(t, a);
+}
+
 struct row *txn_lookup(struct txn *t, struct table *tab, uint64_t key)
 {
     uint64_t start = STATS_TICKS();
