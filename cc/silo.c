@@ -1,0 +1,279 @@
+/* SILO: optimistic concurrency control with epoch-based TIDs (Tu et al., SOSP'13).
+ *
+ * Row state: one 64-bit TID word in the row's metadata slot.
+ *
+ *     63            40 39                    1    0
+ *    +----------------+-----------------------+------+
+ *    |     epoch      |   sequence in epoch   | lock |
+ *    +----------------+-----------------------+------+
+ *
+ *   The word without the lock bit is the TID of the row's current version. It is
+ *   written only by the holder of the lock bit (or by the inserter while the row is
+ *   still private): a committer sets the lock bit with a CAS, installs its image and
+ *   publishes the new TID with one release store that also clears the lock bit; an
+ *   aborting committer restores the old TID. TIDs of a row strictly increase, so a TID
+ *   names one version (no ABA).
+ *
+ * Global state: the epoch number, advanced every SILO_EPOCH_MS by the epoch thread
+ * (started in cc_init, stopped in cc_fini) and read by every commit at its serialization
+ * point. Per thread: the last TID it chose, kept in t->ts.
+ *
+ * Read phase: each first access takes a private copy of the row with the optimistic
+ * protocol (TID acquire, relaxed copy, acquire fence, re-load; retry while locked or
+ * changed) and remembers the TID in a->cc_a. Writes go to the private copy.
+ *
+ * Commit (the paper's Figure 2):
+ *   Phase 1: lock the write set (ACC_WRITE, ACC_DELETE) in row-address order, no-wait.
+ *            The lock CAS expects exactly the TID the copy was taken at, so it also
+ *            validates the write set (every write is a read-modify-write).
+ *   Serialization point: read the global epoch.
+ *   Phase 2: validate the read set (ACC_READ): TID unchanged and not locked.
+ *            Compute the commit TID.
+ *   Phase 3: install the written columns, publish inserts/deletes (txn_publish) under the
+ *            locks, then release each lock with the new TID.
+ *
+ * Abort paths: cc_access never aborts (it waits while a row is locked; the generic layer
+ * aborts with AR_DELETED on a deleted row). In commit: a write-set row locked by another
+ * committer -> AR_WRITE_LOCK; a write-set row whose TID changed since the copy, or a
+ * read-set row changed or locked -> AR_VALIDATION. cc_abort restores the TID of every row
+ * this attempt locked (ACC_LOCKED in cc_flags), so it copes with a commit that failed half
+ * way. Nothing was installed before Phase 3, which cannot fail.
+ *
+ * Lock order: write-set rows by address; locks are only tried, never waited for.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "cc/txn.h"
+#include "cc/wait.h"
+
+const char cc_alg_name[] = "SILO";
+const bool cc_alg_serializable = true;
+
+#define TID_LOCK ((uint64_t)1)
+#define TID_STEP ((uint64_t)2) /* one sequence number */
+#define EPOCH_SHIFT 40
+#define SILO_EPOCH_MS 40
+#define ACC_LOCKED 1          /* a->cc_flags: this attempt holds the row's lock bit */
+#define SORT_INSERTION_MAX 16 /* write sets up to this size: insertion sort */
+
+struct silo_row {
+    _Atomic uint64_t tid;
+};
+_Static_assert(sizeof(struct silo_row) <= CC_META_SIZE, "silo: CC_META_SIZE too small");
+
+static inline _Atomic uint64_t *row_tid(struct row *r)
+{
+    return &((struct silo_row *)(void *)r->cc)->tid;
+}
+
+/* ---- Epochs ---- */
+
+static _Atomic uint64_t silo_epoch = 1;
+static _Atomic bool epoch_stop;
+static pthread_t epoch_thread;
+
+static void *epoch_main(void *arg)
+{
+    (void)arg;
+    struct timespec ts = {0, SILO_EPOCH_MS * 1000000L};
+    while (!atomic_load(&epoch_stop)) {
+        nanosleep(&ts, NULL);
+        atomic_fetch_add(&silo_epoch, 1);
+    }
+    return NULL;
+}
+
+void cc_init(int nthreads)
+{
+    (void)nthreads;
+    atomic_store(&epoch_stop, false);
+    if (pthread_create(&epoch_thread, NULL, epoch_main, NULL) != 0) {
+        fprintf(stderr, "silo: cannot start the epoch thread\n");
+        exit(1);
+    }
+}
+
+void cc_fini(void)
+{
+    atomic_store(&epoch_stop, true);
+    pthread_join(epoch_thread, NULL);
+}
+
+void cc_thread_init(struct txn *t)
+{
+    t->ts = 0;
+}
+void cc_thread_fini(struct txn *t)
+{
+    (void)t;
+}
+
+void cc_row_init(struct row *r)
+{
+    atomic_init(row_tid(r), 0);
+}
+
+void cc_begin(struct txn *t, bool retry)
+{
+    (void)t;
+    (void)retry;
+}
+
+/* ---- Read phase ---- */
+
+enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
+{
+    if (a->type != ACC_NONE) { /* upgrade: keep the copy (or the private insert) */
+        a->type = (uint8_t)type;
+        return RC_OK;
+    }
+    struct row *r = a->row;
+    a->type = (uint8_t)type;
+    if (type == ACC_INSERT) { /* private until commit: written in place, no TID yet */
+        a->data = r->data;
+        a->in_place = 1;
+        a->cc_a = 0;
+        return RC_OK;
+    }
+    uint32_t size = r->table->schema.data_size;
+    a->data = txn_alloc(t, size);
+    _Atomic uint64_t *w = row_tid(r);
+    unsigned rounds = 0;
+    uint64_t v;
+    for (;;) {
+        /* acquire: pairs with the release store of the TID in Phase 3 / cc_abort, so the
+         * copy sees at least the image that TID published */
+        v = atomic_load_explicit(w, memory_order_acquire);
+        if (!(v & TID_LOCK)) {
+            row_copy_relaxed(a->data, r, size);
+            /* acquire: pairs with the committer's release fence before its install, so
+             * a copy that saw any installed word sees the lock bit on the re-load */
+            atomic_thread_fence(memory_order_acquire);
+            /* relaxed: ordered after the copy by the fence above */
+            if (atomic_load_explicit(w, memory_order_relaxed) == v)
+                break;
+        }
+        wait_round(&rounds);
+    }
+    a->cc_a = v;
+    return RC_OK;
+}
+
+/* ---- Commit ---- */
+
+static int acc_cmp(const void *x, const void *y)
+{
+    uintptr_t a = (uintptr_t)(*(struct access *const *)x)->row;
+    uintptr_t b = (uintptr_t)(*(struct access *const *)y)->row;
+    return (a > b) - (a < b);
+}
+
+static void sort_by_row(struct access **ws, uint32_t n)
+{
+    if (n > SORT_INSERTION_MAX) {
+        qsort(ws, n, sizeof(*ws), acc_cmp);
+        return;
+    }
+    for (uint32_t i = 1; i < n; i++) {
+        struct access *x = ws[i];
+        uintptr_t key = (uintptr_t)x->row;
+        uint32_t j = i;
+        for (; j > 0 && (uintptr_t)ws[j - 1]->row > key; j--)
+            ws[j] = ws[j - 1];
+        ws[j] = x;
+    }
+}
+
+/* Installs the columns this attempt wrote (a->wmask) from its private image, with relaxed
+ * word stores under the row's lock: the image's other columns equal the row's (its
+ * version is validated and locked), so only the words holding written columns (and their
+ * writer ids under --verify) are stored; bytes of a neighbouring column that share such a
+ * word are rewritten with their unchanged values. */
+static void install_written(const struct access *a)
+{
+    struct row *r = a->row;
+    const struct schema *s = &r->table->schema;
+    _Atomic uint64_t *dst = (_Atomic uint64_t *)(void *)r->data;
+    const uint64_t *src = (const uint64_t *)(const void *)a->data;
+    uint32_t wid = s->verify ? WID_SIZE : 0;
+    for (colmask_t m = a->wmask; m; m &= m - 1) {
+        const struct column *c = &s->cols[__builtin_ctzll(m)];
+        for (uint32_t i = (c->off - wid) / 8; i < (c->off + c->size + 7) / 8; i++)
+            atomic_store_explicit(&dst[i], src[i], memory_order_relaxed);
+    }
+}
+
+enum rc cc_commit(struct txn *t)
+{
+    /* one scan: write set ws[0, nw) (locked, installed), read set rs[0, nr) (validated) */
+    uint32_t n = t->nacc, nw = 0, nr = 0;
+    struct access **ws = txn_alloc(t, 2 * (size_t)n * sizeof(*ws)), **rs = ws + n;
+    uint64_t max_tid = t->ts; /* (b) larger than the worker's last TID */
+    for (uint32_t i = 0; i < n; i++) {
+        struct access *a = &t->acc[i];
+        if (a->type == ACC_READ)
+            rs[nr++] = a;
+        else if (a->type != ACC_INSERT) /* ACC_WRITE, ACC_DELETE */
+            ws[nw++] = a;
+        if (a->cc_a > max_tid) /* (a) larger than every TID read or written */
+            max_tid = a->cc_a;
+    }
+    sort_by_row(ws, nw);
+
+    /* Phase 1: lock the write set in address order. seq_cst CAS: with the seq_cst
+     * loads of the epoch and of Phase 2 it orders the locks before the validation (a
+     * concurrent committer that read one of our rows sees our lock, or we see its) */
+    for (uint32_t i = 0; i < nw; i++) {
+        struct access *a = ws[i];
+        uint64_t expect = a->cc_a;
+        if (!atomic_compare_exchange_strong(row_tid(a->row), &expect, expect | TID_LOCK))
+            return txn_fail(t, expect == (a->cc_a | TID_LOCK) ? AR_WRITE_LOCK : AR_VALIDATION);
+        a->cc_flags |= ACC_LOCKED;
+    }
+
+    /* Serialization point */
+    uint64_t epoch = atomic_load(&silo_epoch);
+
+    /* Phase 2: validate the read set (the write set was validated by the lock CAS) */
+    for (uint32_t i = 0; i < nr; i++)
+        if (atomic_load(row_tid(rs[i]->row)) != rs[i]->cc_a)
+            return txn_fail(t, AR_VALIDATION);
+    /* (c) in the current epoch */
+    uint64_t tid = max_tid + TID_STEP;
+    if (tid < epoch << EPOCH_SHIFT)
+        tid = epoch << EPOCH_SHIFT;
+    t->ts = tid;
+
+    /* Phase 3: install. Release fence: pairs with a reader's acquire fence after its
+     * copy, so a reader that copied any word installed below sees our lock bit */
+    atomic_thread_fence(memory_order_release);
+    for (uint32_t i = 0; i < nw; i++)
+        install_written(ws[i]);
+    for (uint32_t i = 0; t->npublish && i < n; i++)
+        /* relaxed: the row is still private; the index insert of txn_publish (release)
+         * publishes it with its data */
+        if (t->acc[i].type == ACC_INSERT)
+            atomic_store_explicit(row_tid(t->acc[i].row), tid, memory_order_relaxed);
+    txn_publish(t);
+    for (uint32_t i = 0; i < nw; i++)
+        /* release: unlocks and publishes the image; pairs with the acquire TID load of
+         * cc_access */
+        atomic_store_explicit(row_tid(ws[i]->row), tid, memory_order_release);
+    return RC_OK;
+}
+
+void cc_abort(struct txn *t)
+{
+    for (uint32_t i = 0; i < t->nacc; i++) {
+        struct access *a = &t->acc[i];
+        if (a->cc_flags & ACC_LOCKED) {
+            /* release: unlocks with the unchanged TID; pairs with the acquire TID load
+             * of cc_access (nothing was installed, the image is the old one) */
+            atomic_store_explicit(row_tid(a->row), a->cc_a, memory_order_release);
+            a->cc_flags &= (uint16_t)~ACC_LOCKED;
+        }
+    }
+}

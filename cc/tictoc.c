@@ -1,0 +1,286 @@
+/* TICTOC: data-driven timestamp OCC (Yu et al., SIGMOD'16).
+ *
+ * Row state: one 64-bit word in the row's metadata slot, with the read timestamp
+ * delta-encoded as in the paper's timestamp compression (Section 3.6):
+ *
+ *     63   62          48 47                          0
+ *    +----+--------------+-----------------------------+
+ *    |lock| delta (15 b) |            wts              |
+ *    +----+--------------+-----------------------------+     rts = wts + delta
+ *
+ *   wts: the commit timestamp of the version the row holds; rts: the last timestamp at
+ *   which that version is known valid. Only the holder of the lock bit writes wts and
+ *   the data (a committer: CAS sets the lock bit, install, one release store of
+ *   wts = rts = commit_ts that also unlocks; an aborting committer clears the bit). Any
+ *   validating reader may extend rts of an unlocked row with a CAS; when the delta would
+ *   overflow it moves wts up instead (same data, a later first valid time: readers that
+ *   saw the old wts then fail validation, which is safe). An inserter sets the word of
+ *   its row while the row is still private. 48 bits of wts last centuries at any
+ *   commit rate this machine reaches (commit_ts grows by at most one per commit).
+ *
+ * Read phase: each first access takes a private copy of the row with the optimistic
+ * protocol (word acquire, relaxed copy, acquire fence, re-load; retry while locked or
+ * wts changed) and remembers wts in a->cc_a and rts in a->cc_b. Writes go to the copy.
+ *
+ * Commit (the paper's Algorithm 2 and 3):
+ *   Step 1: lock the write set (ACC_WRITE, ACC_DELETE) in row-address order, no-wait.
+ *           Every write is a read-modify-write, so the lock also checks that wts is the
+ *           one the copy was taken at.
+ *   Step 2: commit_ts = max(wts of every entry read, rts + 1 of every entry written).
+ *   Step 3: validate the read set (ACC_READ) whose rts < commit_ts: abort if wts changed
+ *           or another committer holds the lock, else extend rts to commit_ts.
+ *   Step 4: install the written columns, publish inserts/deletes (txn_publish) under the
+ *           locks, then unlock each row with wts = rts = commit_ts.
+ *
+ * Abort paths: cc_access never aborts (it waits while a row is locked; the generic layer
+ * aborts with AR_DELETED on a deleted row). In commit: a write-set row locked by another
+ * committer -> AR_WRITE_LOCK; a write-set row whose wts changed, or a read-set row changed
+ * or locked while its rts must be extended -> AR_VALIDATION. cc_abort clears the lock bit
+ * of every row this attempt locked (ACC_LOCKED in cc_flags), so it copes with a commit
+ * that failed half way; nothing was installed before Step 4, which cannot fail. Extending
+ * rts is never undone (harmless).
+ *
+ * Lock order: write-set rows by address; locks are only tried, never waited for.
+ */
+#include <stdlib.h>
+
+#include "cc/txn.h"
+#include "cc/wait.h"
+
+const char cc_alg_name[] = "TICTOC";
+const bool cc_alg_serializable = true;
+
+#define TS_LOCK ((uint64_t)1 << 63)
+#define DELTA_SHIFT 48
+#define DELTA_MAX ((uint64_t)0x7fff)
+#define WTS_MASK (((uint64_t)1 << DELTA_SHIFT) - 1)
+#define ACC_LOCKED 1          /* a->cc_flags: this attempt holds the row's lock bit */
+#define SORT_INSERTION_MAX 16 /* write sets up to this size: insertion sort */
+
+struct tictoc_row {
+    _Atomic uint64_t word;
+};
+_Static_assert(sizeof(struct tictoc_row) <= CC_META_SIZE, "tictoc: CC_META_SIZE too small");
+
+static inline _Atomic uint64_t *row_word(struct row *r)
+{
+    return &((struct tictoc_row *)(void *)r->cc)->word;
+}
+static inline uint64_t w_wts(uint64_t w)
+{
+    return w & WTS_MASK;
+}
+static inline uint64_t w_rts(uint64_t w)
+{
+    return (w & WTS_MASK) + ((w >> DELTA_SHIFT) & DELTA_MAX);
+}
+
+void cc_init(int nthreads)
+{
+    (void)nthreads;
+}
+void cc_fini(void) {}
+void cc_thread_init(struct txn *t)
+{
+    (void)t;
+}
+void cc_thread_fini(struct txn *t)
+{
+    (void)t;
+}
+void cc_row_init(struct row *r)
+{
+    atomic_init(row_word(r), 0);
+}
+
+void cc_begin(struct txn *t, bool retry)
+{
+    (void)t;
+    (void)retry;
+}
+
+/* ---- Read phase (Algorithm 1) ---- */
+
+enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
+{
+    if (a->type != ACC_NONE) { /* upgrade: keep the copy (or the private insert) */
+        a->type = (uint8_t)type;
+        return RC_OK;
+    }
+    struct row *r = a->row;
+    a->type = (uint8_t)type;
+    if (type == ACC_INSERT) { /* private until commit: written in place */
+        a->data = r->data;
+        a->in_place = 1;
+        a->cc_a = a->cc_b = 0;
+        return RC_OK;
+    }
+    uint32_t size = r->table->schema.data_size;
+    a->data = txn_alloc(t, size);
+    _Atomic uint64_t *w = row_word(r);
+    unsigned rounds = 0;
+    uint64_t v;
+    for (;;) {
+        /* acquire: pairs with the release store of the word in Step 4 / cc_abort, so
+         * the copy sees at least the image that wts published */
+        uint64_t v1 = atomic_load_explicit(w, memory_order_acquire);
+        if (!(v1 & TS_LOCK)) {
+            row_copy_relaxed(a->data, r, size);
+            /* acquire: pairs with the committer's release fence before its install, so
+             * a copy that saw any installed word sees the lock bit on the re-load */
+            atomic_thread_fence(memory_order_acquire);
+            /* relaxed: ordered after the copy by the fence above; only rts may differ */
+            v = atomic_load_explicit(w, memory_order_relaxed);
+            if ((v & (TS_LOCK | WTS_MASK)) == w_wts(v1))
+                break;
+        }
+        wait_round(&rounds);
+    }
+    a->cc_a = w_wts(v);
+    a->cc_b = w_rts(v);
+    return RC_OK;
+}
+
+/* ---- Validation phase (Algorithm 2) and write phase (Algorithm 3) ---- */
+
+static int acc_cmp(const void *x, const void *y)
+{
+    uintptr_t a = (uintptr_t)(*(struct access *const *)x)->row;
+    uintptr_t b = (uintptr_t)(*(struct access *const *)y)->row;
+    return (a > b) - (a < b);
+}
+
+static void sort_by_row(struct access **ws, uint32_t n)
+{
+    if (n > SORT_INSERTION_MAX) {
+        qsort(ws, n, sizeof(*ws), acc_cmp);
+        return;
+    }
+    for (uint32_t i = 1; i < n; i++) {
+        struct access *x = ws[i];
+        uintptr_t key = (uintptr_t)x->row;
+        uint32_t j = i;
+        for (; j > 0 && (uintptr_t)ws[j - 1]->row > key; j--)
+            ws[j] = ws[j - 1];
+        ws[j] = x;
+    }
+}
+
+/* Extends rts of the version read by a to at least ts (Step 3 for one entry). */
+static enum rc validate_read(struct txn *t, struct access *a, uint64_t ts)
+{
+    _Atomic uint64_t *w = row_word(a->row);
+    /* seq_cst: with the seq_cst lock CAS of Step 1 it orders our locks before this read
+     * (two committers that read each other's written rows see each other's lock) */
+    uint64_t v = atomic_load(w);
+    for (;;) {
+        if (w_wts(v) != a->cc_a)
+            return txn_fail(t, AR_VALIDATION);
+        if (w_rts(v) >= ts)
+            return RC_OK; /* already valid at ts */
+        if (v & TS_LOCK)
+            return txn_fail(t, AR_VALIDATION);
+        uint64_t wts = w_wts(v), delta = ts - wts;
+        if (delta > DELTA_MAX) { /* compression: move wts up, keep the data */
+            wts = ts - DELTA_MAX;
+            delta = DELTA_MAX;
+        }
+        if (atomic_compare_exchange_weak(w, &v, delta << DELTA_SHIFT | wts))
+            return RC_OK;
+    }
+}
+
+/* Installs the columns this attempt wrote (a->wmask) from its private image, with relaxed
+ * word stores under the row's lock: the image's other columns equal the row's (its
+ * version is validated and locked), so only the words holding written columns (and their
+ * writer ids under --verify) are stored; bytes of a neighbouring column that share such a
+ * word are rewritten with their unchanged values. */
+static void install_written(const struct access *a)
+{
+    struct row *r = a->row;
+    const struct schema *s = &r->table->schema;
+    _Atomic uint64_t *dst = (_Atomic uint64_t *)(void *)r->data;
+    const uint64_t *src = (const uint64_t *)(const void *)a->data;
+    uint32_t wid = s->verify ? WID_SIZE : 0;
+    for (colmask_t m = a->wmask; m; m &= m - 1) {
+        const struct column *c = &s->cols[__builtin_ctzll(m)];
+        for (uint32_t i = (c->off - wid) / 8; i < (c->off + c->size + 7) / 8; i++)
+            atomic_store_explicit(&dst[i], src[i], memory_order_relaxed);
+    }
+}
+
+enum rc cc_commit(struct txn *t)
+{
+    /* one scan: write set ws[0, nw) (locked, installed), read set rs[0, nr) (validated) */
+    uint32_t n = t->nacc, nw = 0, nr = 0;
+    struct access **ws = txn_alloc(t, 2 * (size_t)n * sizeof(*ws)), **rs = ws + n;
+    uint64_t ts = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        struct access *a = &t->acc[i];
+        if (a->type == ACC_READ) {
+            rs[nr++] = a;
+            if (a->cc_a > ts) /* Step 2: wts of every entry read */
+                ts = a->cc_a;
+        } else if (a->type != ACC_INSERT) { /* ACC_WRITE, ACC_DELETE */
+            ws[nw++] = a;
+        }
+    }
+    sort_by_row(ws, nw);
+
+    /* Step 1: lock the write set in address order, no-wait. seq_cst CAS: see
+     * validate_read */
+    for (uint32_t i = 0; i < nw; i++) {
+        struct access *a = ws[i];
+        _Atomic uint64_t *w = row_word(a->row);
+        /* relaxed: a first guess for the CAS, which decides */
+        uint64_t v = atomic_load_explicit(w, memory_order_relaxed);
+        do {
+            if (w_wts(v) != a->cc_a)
+                return txn_fail(t, AR_VALIDATION);
+            if (v & TS_LOCK)
+                return txn_fail(t, AR_WRITE_LOCK);
+        } while (!atomic_compare_exchange_weak(w, &v, v | TS_LOCK));
+        a->cc_flags |= ACC_LOCKED;
+        /* Step 2: rts + 1 of every entry written (stable while we hold the lock) */
+        if (w_rts(v) + 1 > ts)
+            ts = w_rts(v) + 1;
+    }
+
+    /* Step 3: validate the read set where commit_ts is past the rts we saw */
+    for (uint32_t i = 0; i < nr; i++)
+        if (rs[i]->cc_b < ts && validate_read(t, rs[i], ts) != RC_OK)
+            return RC_ABORT;
+
+    /* Step 4: install. Release fence: pairs with a reader's acquire fence after its
+     * copy, so a reader that copied any word installed below sees our lock bit */
+    atomic_thread_fence(memory_order_release);
+    for (uint32_t i = 0; i < nw; i++)
+        install_written(ws[i]);
+    for (uint32_t i = 0; t->npublish && i < n; i++)
+        /* relaxed: the row is still private; the index insert of txn_publish (release)
+         * publishes it with its data */
+        if (t->acc[i].type == ACC_INSERT)
+            atomic_store_explicit(row_word(t->acc[i].row), ts, memory_order_relaxed);
+    txn_publish(t);
+    for (uint32_t i = 0; i < nw; i++)
+        /* release: wts = rts = ts, unlocked; publishes the image; pairs with the
+         * acquire load of cc_access */
+        atomic_store_explicit(row_word(ws[i]->row), ts, memory_order_release);
+    return RC_OK;
+}
+
+void cc_abort(struct txn *t)
+{
+    for (uint32_t i = 0; i < t->nacc; i++) {
+        struct access *a = &t->acc[i];
+        if (a->cc_flags & ACC_LOCKED) {
+            _Atomic uint64_t *w = row_word(a->row);
+            /* relaxed load: we hold the lock, nobody else writes the word. release
+             * store: unlocks the unchanged version; pairs with the acquire load of
+             * cc_access (nothing was installed) */
+            uint64_t v = atomic_load_explicit(w, memory_order_relaxed);
+            atomic_store_explicit(w, v & ~TS_LOCK, memory_order_release);
+            a->cc_flags &= (uint16_t)~ACC_LOCKED;
+        }
+    }
+}
