@@ -124,8 +124,8 @@ enum rc cc_access(struct txn *t, struct access *a, enum access_type type);
 enum rc cc_commit(struct txn *t);
 /* Rolls back and releases everything the attempt holds. */
 void cc_abort(struct txn *t);
-/* Optional: the transaction will not access a->row again (txn_last_access). A weak
- * no-op default exists, so only algorithms that use the hint define it. */
+/* Optional: the transaction will not access a->row again (txn_last_access). Only
+ * algorithms that use the hint define it (the generic layer references it weakly). */
 void cc_last_access(struct txn *t, struct access *a);
 
 #endif

@@ -57,7 +57,6 @@ const bool cc_alg_serializable = true;
 #define EPOCH_SHIFT 40
 #define SILO_EPOCH_MS 40
 #define ACC_LOCKED 1          /* a->cc_flags: this attempt holds the row's lock bit */
-#define SORT_INSERTION_MAX 16 /* write sets up to this size: insertion sort */
 
 struct silo_row {
     _Atomic uint64_t tid;
@@ -164,48 +163,6 @@ enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
 
 /* ---- Commit ---- */
 
-static int acc_cmp(const void *x, const void *y)
-{
-    uintptr_t a = (uintptr_t)(*(struct access *const *)x)->row;
-    uintptr_t b = (uintptr_t)(*(struct access *const *)y)->row;
-    return (a > b) - (a < b);
-}
-
-static void sort_by_row(struct access **ws, uint32_t n)
-{
-    if (n > SORT_INSERTION_MAX) {
-        qsort(ws, n, sizeof(*ws), acc_cmp);
-        return;
-    }
-    for (uint32_t i = 1; i < n; i++) {
-        struct access *x = ws[i];
-        uintptr_t key = (uintptr_t)x->row;
-        uint32_t j = i;
-        for (; j > 0 && (uintptr_t)ws[j - 1]->row > key; j--)
-            ws[j] = ws[j - 1];
-        ws[j] = x;
-    }
-}
-
-/* Installs the columns this attempt wrote (a->wmask) from its private image, with relaxed
- * word stores under the row's lock: the image's other columns equal the row's (its
- * version is validated and locked), so only the words holding written columns (and their
- * writer ids under --verify) are stored; bytes of a neighbouring column that share such a
- * word are rewritten with their unchanged values. */
-static void install_written(const struct access *a)
-{
-    struct row *r = a->row;
-    const struct schema *s = &r->table->schema;
-    _Atomic uint64_t *dst = (_Atomic uint64_t *)(void *)r->data;
-    const uint64_t *src = (const uint64_t *)(const void *)a->data;
-    uint32_t wid = s->verify ? WID_SIZE : 0;
-    for (colmask_t m = a->wmask; m; m &= m - 1) {
-        const struct column *c = &s->cols[__builtin_ctzll(m)];
-        for (uint32_t i = (c->off - wid) / 8; i < (c->off + c->size + 7) / 8; i++)
-            atomic_store_explicit(&dst[i], src[i], memory_order_relaxed);
-    }
-}
-
 enum rc cc_commit(struct txn *t)
 {
     /* one scan: write set ws[0, nw) (locked, installed), read set rs[0, nr) (validated) */
@@ -221,7 +178,7 @@ enum rc cc_commit(struct txn *t)
         if (a->cc_a > max_tid) /* (a) larger than every TID read or written */
             max_tid = a->cc_a;
     }
-    sort_by_row(ws, nw);
+    txn_sort_by_row(ws, nw);
 
     /* Phase 1: lock the write set in address order. seq_cst CAS: with the seq_cst
      * loads of the epoch and of Phase 2 it orders the locks before the validation (a
@@ -251,7 +208,7 @@ enum rc cc_commit(struct txn *t)
      * copy, so a reader that copied any word installed below sees our lock bit */
     atomic_thread_fence(memory_order_release);
     for (uint32_t i = 0; i < nw; i++)
-        install_written(ws[i]);
+        row_install_written(ws[i]);
     for (uint32_t i = 0; t->npublish && i < n; i++)
         /* relaxed: the row is still private; the index insert of txn_publish (release)
          * publishes it with its data */

@@ -33,15 +33,26 @@ static inline void slot_put(struct txn *t, struct row *r, uint32_t idx)
     t->slots[h] = (struct acc_slot){.row = r, .idx = idx, .gen = t->gen};
 }
 
-static ALWAYS_INLINE struct access *acc_find(struct txn *t, struct row *r)
+/* Finds r's entry; when absent, *free_slot is where acc_new puts it (one probe sequence
+ * for the look-up and the insert). */
+static ALWAYS_INLINE struct access *acc_find_slot(struct txn *t, struct row *r,
+                                                  struct acc_slot **free_slot)
 {
     for (uint32_t h = slot_hash(r, t->slot_mask);; h = (h + 1) & t->slot_mask) {
         struct acc_slot *s = &t->slots[h];
-        if (s->gen != t->gen)
+        if (s->gen != t->gen) {
+            *free_slot = s;
             return NULL;
+        }
         if (s->row == r)
             return &t->acc[s->idx];
     }
+}
+
+static ALWAYS_INLINE struct access *acc_find(struct txn *t, struct row *r)
+{
+    struct acc_slot *unused;
+    return acc_find_slot(t, r, &unused);
 }
 
 /* Doubles the access set and rehashes (rare: kept for later transactions). */
@@ -56,10 +67,13 @@ static __attribute__((noinline)) void acc_grow(struct txn *t)
         slot_put(t, t->acc[i].row, i);
 }
 
-static ALWAYS_INLINE struct access *acc_new(struct txn *t, struct row *r)
+/* Appends r's entry; `slot` is its free slot from acc_find_slot, or NULL to probe. */
+static ALWAYS_INLINE struct access *acc_new(struct txn *t, struct row *r, struct acc_slot *slot)
 {
-    if (t->nacc == t->acc_cap)
+    if (t->nacc == t->acc_cap) {
         acc_grow(t);
+        slot = NULL; /* the slots were rebuilt */
+    }
     uint32_t idx = t->nacc++;
     struct access *a = &t->acc[idx];
     a->row = r;
@@ -69,7 +83,10 @@ static ALWAYS_INLINE struct access *acc_new(struct txn *t, struct row *r)
     a->type = ACC_NONE;
     a->in_place = 0;
     a->cc_flags = 0;
-    slot_put(t, r, idx);
+    if (slot)
+        *slot = (struct acc_slot){.row = r, .idx = idx, .gen = t->gen};
+    else
+        slot_put(t, r, idx);
     return a;
 }
 
@@ -145,9 +162,10 @@ static ALWAYS_INLINE enum rc acc_get(struct txn *t, struct row *r, enum access_t
 {
     if (t->aborted)
         return RC_ABORT;
-    struct access *a = acc_find(t, r);
+    struct acc_slot *slot;
+    struct access *a = acc_find_slot(t, r, &slot);
     if (!a) {
-        a = acc_new(t, r);
+        a = acc_new(t, r, slot);
         if (cc_access(t, a, type) != RC_OK) {
             t->nacc--; /* the algorithm holds nothing for it; no look-up follows */
             return mark_abort(t);
@@ -234,7 +252,7 @@ enum rc txn_insert(struct txn *t, struct table *tab, uint64_t key, struct row **
         return RC_ABORT;
     struct row *r = table_new_row(tab, key);
     cc_row_init(r);
-    struct access *a = acc_new(t, r);
+    struct access *a = acc_new(t, r, NULL);
     if (cc_access(t, a, ACC_INSERT) != RC_OK) {
         t->nacc--;
         return mark_abort(t);
@@ -259,26 +277,33 @@ enum rc txn_delete(struct txn *t, struct row *r)
     return RC_OK;
 }
 
-/* The default for algorithms that ignore the hint (see cc.h). */
-__attribute__((weak)) void cc_last_access(struct txn *t, struct access *a)
-{
-    (void)t;
-    (void)a;
-}
+/* Optional (see cc.h): a weak reference, NULL where the algorithm does not define it, so
+ * the hint costs other algorithms one test. */
+extern void cc_last_access(struct txn *t, struct access *a) __attribute__((weak));
 
 void txn_last_access(struct txn *t, struct row *r)
 {
-    struct access *a = t->aborted ? NULL : acc_find(t, r);
+    if (!cc_last_access || t->aborted)
+        return;
+    struct access *a = t->nacc && t->acc[t->nacc - 1].row == r ? &t->acc[t->nacc - 1]
+                                                                : acc_find(t, r);
     if (a)
         cc_last_access(t, a);
 }
 
+/* Index time is sampled: every INDEX_SAMPLE-th look-up is timed and counts for
+ * INDEX_SAMPLE of them (two time-stamp reads cost about as much as the probe itself). */
+#define INDEX_SAMPLE 16
+
 struct row *txn_lookup(struct txn *t, struct table *tab, uint64_t key)
 {
-    uint64_t start = STATS_TICKS();
-    struct row *r = idx_hash_get(tab->primary, key);
-    t->a_index += STATS_TICKS() - start;
-    return r;
+    if (STATS_ENABLED && ++t->lookups % INDEX_SAMPLE == 0) {
+        uint64_t start = STATS_TICKS();
+        struct row *r = idx_hash_get(tab->primary, key);
+        t->a_index += (STATS_TICKS() - start) * INDEX_SAMPLE;
+        return r;
+    }
+    return idx_hash_get(tab->primary, key);
 }
 
 enum rc txn_user_abort(struct txn *t)
@@ -291,6 +316,28 @@ enum rc txn_abort_retry(struct txn *t)
 {
     t->reason = AR_RETRY;
     return mark_abort(t);
+}
+
+static int acc_cmp(const void *x, const void *y)
+{
+    uintptr_t a = (uintptr_t)(*(struct access *const *)x)->row;
+    uintptr_t b = (uintptr_t)(*(struct access *const *)y)->row;
+    return (a > b) - (a < b);
+}
+
+void txn_sort_by_row(struct access **v, uint32_t n)
+{
+    if (n > 16) {
+        qsort(v, n, sizeof(*v), acc_cmp);
+        return;
+    }
+    for (uint32_t i = 1; i < n; i++) { /* small sets: insertion sort */
+        struct access *x = v[i];
+        uint32_t j = i;
+        for (; j > 0 && (uintptr_t)v[j - 1]->row > (uintptr_t)x->row; j--)
+            v[j] = v[j - 1];
+        v[j] = x;
+    }
 }
 
 void txn_undo_in_place(struct txn *t)

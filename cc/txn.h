@@ -59,6 +59,7 @@ struct txn {
     uint64_t id;               /* this attempt's unique id: (thread + 1) << 40 | counter */
     uint64_t counter;
     uint64_t ts;               /* algorithm-owned timestamp */
+    uint64_t lookups;          /* index look-ups so far (index-time sampling) */
     struct access *acc;
     uint32_t nacc, acc_cap;
     struct acc_slot *slots;    /* open addressing, 2 * acc_cap entries */
@@ -90,6 +91,7 @@ static inline void row_copy_relaxed(unsigned char *dst, const struct row *r, uin
 {
     const _Atomic uint64_t *src = (const _Atomic uint64_t *)(const void *)r->data;
     uint64_t *d = (uint64_t *)(void *)dst;
+#pragma GCC unroll 4
     for (uint32_t i = 0; i < size / 8; i++)
         d[i] = atomic_load_explicit(&src[i], memory_order_relaxed);
 }
@@ -100,9 +102,32 @@ static inline void row_install_relaxed(struct row *r, const unsigned char *img, 
 {
     _Atomic uint64_t *dst = (_Atomic uint64_t *)(void *)r->data;
     const uint64_t *s = (const uint64_t *)(const void *)img;
+#pragma GCC unroll 4
     for (uint32_t i = 0; i < size / 8; i++)
         atomic_store_explicit(&dst[i], s[i], memory_order_relaxed);
 }
+
+/* Installs the columns an optimistic writer wrote (a->wmask) from its private image into
+ * the row, with relaxed word stores; the caller holds the row's write lock and has
+ * validated that the image's other columns equal the row's, so words shared with a
+ * neighbouring column are rewritten with unchanged values. Writer ids (--verify) are
+ * stored with their columns. The caller publishes with a release store of its version. */
+static inline void row_install_written(const struct access *a)
+{
+    struct row *r = a->row;
+    const struct schema *s = &r->table->schema;
+    _Atomic uint64_t *dst = (_Atomic uint64_t *)(void *)r->data;
+    const uint64_t *src = (const uint64_t *)(const void *)a->data;
+    uint32_t wid = s->verify ? WID_SIZE : 0;
+    for (colmask_t m = a->wmask; m; m &= m - 1) {
+        const struct column *c = &s->cols[__builtin_ctzll(m)];
+        for (uint32_t i = (c->off - wid) / 8; i < (c->off + c->size + 7) / 8; i++)
+            atomic_store_explicit(&dst[i], src[i], memory_order_relaxed);
+    }
+}
+
+/* Sorts access pointers by row address: the global lock order of commit-time locking. */
+void txn_sort_by_row(struct access **v, uint32_t n);
 
 /* For in-place writers, on abort: restores the before-image of every written row. */
 void txn_undo_in_place(struct txn *t);
