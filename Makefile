@@ -18,7 +18,7 @@ $(error STATS must be 0 or 1, not '$(STATS)')
 endif
 
 VARIANT_TABLE := config/variants.tsv
-ALL_VARIANTS := $(shell awk '!/^\#/ && NF {print $$1}' $(VARIANT_TABLE))
+ALL_VARIANTS := $(shell awk 'NF && substr($$1, 1, 1) != "\043" {print $$1}' $(VARIANT_TABLE))
 ifdef VARIANT
 ifeq ($(filter $(VARIANT),$(ALL_VARIANTS)),)
 $(error unknown variant '$(VARIANT)'; known: $(ALL_VARIANTS))
@@ -50,7 +50,7 @@ endif
 GIT_REV := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
 
 COMMON_CFLAGS := -std=c11 -Wall -Wextra -Werror -g -I. -D_GNU_SOURCE -pthread \
-	-DSTATS_ENABLED=$(STATS) -DGIT_REV='"$(GIT_REV)"'
+	-DSTATS_ENABLED=$(STATS)
 COMMON_CXXFLAGS := -std=c++17 -Wall -Wextra -Werror -g -I. -pthread
 
 FLAVOR_CFLAGS_release := -O2 -flto=auto
@@ -75,27 +75,53 @@ INDEX_SRCS := $(INDEX_SRC_$(INDEX)) storage/index_tbb_ordered.cpp
 .PHONY: all run test bench asan tsan unit deps clean
 all: $(foreach v,$(VARIANTS),$(B)/bin/rundb-$(v))
 
+# Generic code is compiled once per (flavor, CC_META_SIZE): it never depends on the
+# algorithm, only on the size of the per-row slot. The algorithm's files and the build
+# info (variant name, flags, git revision; rebuilt at every link) are per variant.
+GENERIC_OBJ_NAMES := $(patsubst %,%.o,$(filter-out benchmarks/build_info.c,$(GENERIC_SRCS)) $(INDEX_SRCS))
+META_SIZES := $(sort $(foreach v,$(VARIANTS),$(call variant_meta,$(v))) 8)
+
+# $(1) flavor, $(2) metadata size
+define META_RULES
+$(B)/$(1)/obj/meta$(2)/%.c.o: %.c Makefile
+	@mkdir -p $$(@D)
+	@$(if $(Q),echo "  CC   $(1)/meta$(2)/$$<")
+	$(Q)$(CC) $(COMMON_CFLAGS) $(FLAVOR_CFLAGS_$(1)) -DCC_META_SIZE=$(2) -MMD -MP -c $$< -o $$@
+$(B)/$(1)/obj/meta$(2)/%.cpp.o: %.cpp Makefile
+	@mkdir -p $$(@D)
+	@$(if $(Q),echo "  CXX  $(1)/meta$(2)/$$<")
+	$(Q)$(CXX) $(COMMON_CXXFLAGS) $(filter-out -DMEM_SYSTEM_MALLOC,$(FLAVOR_CFLAGS_$(1))) -MMD -MP -c $$< -o $$@
+-include $(patsubst %.o,$(B)/$(1)/obj/meta$(2)/%.d,$(GENERIC_OBJ_NAMES))
+endef
+
 # $(1) flavor, $(2) variant
 define VARIANT_RULES
-OBJS_$(1)_$(2) := $(patsubst %,$(B)/$(1)/obj/$(2)/%.o,$(GENERIC_SRCS) $(INDEX_SRCS) $(call variant_srcs,$(2)))
+OBJS_$(1)_$(2) := $(patsubst %,$(B)/$(1)/obj/meta$(call variant_meta,$(2))/%,$(GENERIC_OBJ_NAMES)) \
+	$(patsubst %,$(B)/$(1)/obj/$(2)/%.o,$(call variant_srcs,$(2)))
 $(B)/$(1)/obj/$(2)/%.c.o: %.c $(VARIANT_TABLE) Makefile
 	@mkdir -p $$(@D)
 	@$(if $(Q),echo "  CC   $(1)/$(2)/$$<")
 	$(Q)$(CC) $(COMMON_CFLAGS) $(FLAVOR_CFLAGS_$(1)) -DCC_META_SIZE=$(call variant_meta,$(2)) \
-		-DVARIANT_NAME='"$(2)"' -DVARIANT_FLAGS='"$(strip $(call variant_flags,$(2)))"' \
 		$(call variant_flags,$(2)) -MMD -MP -c $$< -o $$@
-$(B)/$(1)/obj/$(2)/%.cpp.o: %.cpp Makefile
-	@mkdir -p $$(@D)
-	@$(if $(Q),echo "  CXX  $(1)/$(2)/$$<")
-	$(Q)$(CXX) $(COMMON_CXXFLAGS) $(filter-out -DMEM_SYSTEM_MALLOC,$(FLAVOR_CFLAGS_$(1))) -MMD -MP -c $$< -o $$@
-$(FLAVOR_BIN_$(1))/rundb-$(2): $$(OBJS_$(1)_$(2))
-	@mkdir -p $$(@D)
+$(FLAVOR_BIN_$(1))/rundb-$(2): $$(OBJS_$(1)_$(2)) benchmarks/build_info.c $(B)/git-rev
+	@mkdir -p $$(@D) $(B)/$(1)/obj/$(2)
 	@$(if $(Q),echo "  LINK $$@")
-	$(Q)$(CC) $(FLAVOR_CFLAGS_$(1)) -pthread $$^ -o $$@ $(FLAVOR_LIBS_$(1)) $(LIBS)
--include $$(OBJS_$(1)_$(2):.o=.d)
+	$(Q)$(CC) $(COMMON_CFLAGS) $(FLAVOR_CFLAGS_$(1)) -DBUILD_VARIANT='"$(2)"' \
+		-DBUILD_VARIANT_FLAGS='"$(strip $(call variant_flags,$(2)))"' -DBUILD_GIT_REV='"$(GIT_REV)"' \
+		-c benchmarks/build_info.c -o $(B)/$(1)/obj/$(2)/build_info.o
+	$(Q)$(CC) $(FLAVOR_CFLAGS_$(1)) -pthread $$(OBJS_$(1)_$(2)) $(B)/$(1)/obj/$(2)/build_info.o \
+		-o $$@.tmp $(FLAVOR_LIBS_$(1)) $(LIBS) && mv $$@.tmp $$@
+-include $(patsubst %,$(B)/$(1)/obj/$(2)/%.d,$(call variant_srcs,$(2)))
 endef
 
+$(foreach f,release asan tsan,$(foreach m,$(META_SIZES),$(eval $(call META_RULES,$(f),$(m)))))
 $(foreach f,release asan tsan,$(foreach v,$(VARIANTS),$(eval $(call VARIANT_RULES,$(f),$(v)))))
+# Rewritten only when the revision (or dirtiness) changes, so binaries relink then.
+$(B)/git-rev: FORCE
+	@mkdir -p $(@D)
+	@echo '$(GIT_REV)' | cmp -s - $@ || echo '$(GIT_REV)' >$@
+.PHONY: FORCE
+FORCE:
 
 asan: $(foreach v,$(VARIANTS),$(B)/asan/bin/rundb-$(v))
 tsan: $(foreach v,$(filter-out none,$(VARIANTS)),$(B)/tsan/bin/rundb-$(v))
@@ -104,9 +130,14 @@ tsan: $(foreach v,$(filter-out none,$(VARIANTS)),$(B)/tsan/bin/rundb-$(v))
 # variant's asan flavor (sanitized, algorithm-free code paths). test_index is also
 # linked against the other hash index (test_index_other).
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(wildcard tests/unit/test_*.c))
-UNIT_OBJS := $(filter-out $(B)/asan/obj/none/benchmarks/main.c.o,$(OBJS_asan_none))
+UNIT_OBJS := $(filter-out %/benchmarks/main.c.o,$(OBJS_asan_none))
 OTHER_INDEX_SRC := $(if $(filter own,$(INDEX)),$(INDEX_SRC_tbb),$(INDEX_SRC_own))
 OTHER_INDEX_OBJ := $(B)/asan/obj/other-index/$(OTHER_INDEX_SRC).o
+UNIT_OBJS += $(B)/tests/build_info.o
+$(B)/tests/build_info.o: benchmarks/build_info.c
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(COMMON_CFLAGS) $(FLAVOR_CFLAGS_asan) -DBUILD_VARIANT='"unit-test"' \
+		-DBUILD_VARIANT_FLAGS='""' -DBUILD_GIT_REV='"$(GIT_REV)"' -c $< -o $@
 $(B)/tests/%: tests/unit/%.c $(UNIT_OBJS)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  TEST $@")

@@ -109,8 +109,12 @@ static enum rc bank_run(struct txn *t, const void *qv)
         return RC_OK; /* overdraft refused: commits without writing */
     fb -= q->amount;
     tb += q->amount;
-    if (txn_write(t, from, col_balance, &fb) != RC_OK || txn_write(t, to, col_balance, &tb) != RC_OK)
+    if (txn_write(t, from, col_balance, &fb) != RC_OK)
         return RC_ABORT;
+    txn_last_access(t, from);
+    if (txn_write(t, to, col_balance, &tb) != RC_OK)
+        return RC_ABORT;
+    txn_last_access(t, to);
     return RC_OK;
 }
 

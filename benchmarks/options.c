@@ -33,7 +33,7 @@ static const char *const mix_names[] = {"standard", "neworder-payment", NULL};
 #define U64MAX 18446744073709551615.0
 
 static const struct opt_def defs[] = {
-    {"workload", OK_WORKLOAD, OFF(workload), 0, 0, false, "ycsb", "workload: ycsb, bank or tpcc"},
+    {"workload", OK_WORKLOAD, OFF(workload), 0, 0, false, "ycsb", "workload: ycsb, bank, tpcc or synth"},
     {"threads", OK_INT, OFF(threads), 1, MAX_THREADS, false, "1",
      "worker threads (more than cores is allowed, with a warning)"},
     {"pin", OK_PIN, OFF(pin), 0, 0, false, "compact",
@@ -48,7 +48,7 @@ static const struct opt_def defs[] = {
      "queries generated per thread before timing (replayed in a loop)"},
     {"backoff-max-us", OK_DOUBLE, OFF(backoff_max_us), 0, 1e6, false, "64",
      "cap of the randomised exponential back-off before a retry, microseconds"},
-    {"rows", OK_U64, OFF(rows), 1, 1e10, false, "1000000", "ycsb: rows in the table"},
+    {"rows", OK_U64, OFF(rows), 1, 1e10, false, "1000000", "ycsb: rows in the table; synth: rows over all partitions"},
     {"fields", OK_INT, OFF(fields), 1, 63, false, "10", "ycsb: fields per row"},
     {"field-size", OK_U64, OFF(field_size), 1, 4096, false, "100", "ycsb: bytes per field"},
     {"req-per-txn", OK_INT, OFF(req_per_txn), 1, 1024, false, "16",
@@ -69,6 +69,11 @@ static const struct opt_def defs[] = {
     {"partition-by-warehouse", OK_FLAG, OFF(partition_by_warehouse), 0, 0, false, "off",
      "tpcc: no two threads share a DISTRICT row, nor a WAREHOUSE row unless threads > "
      "warehouses (each thread keeps to its own warehouses and districts)"},
+    {"len", OK_INT, OFF(len), 1, 4096, false, "64",
+     "synth: random reads per transaction (besides the hot read-modify-write)"},
+    {"distance", OK_DOUBLE, OFF(distance), 0, 1, false, "0",
+     "synth: fraction of the reads placed before the hot update (0 = hotspot first, 1 = "
+     "last)"},
     {"check", OK_FLAG, OFF(check), 0, 0, false, "off",
      "tpcc: check the consistency conditions after the run (exit 1 if violated); bank "
      "always checks"},

@@ -36,6 +36,9 @@ struct options {
     int warehouses;
     int mix; /* enum tpcc_mix */
     bool partition_by_warehouse;
+    /* synth */
+    int len;
+    double distance;
     /* after the run */
     bool check;
     const char *dump;

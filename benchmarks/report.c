@@ -8,20 +8,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "benchmarks/build_info.h"
 #include "benchmarks/json.h"
 #include "cc/clock.h"
 #include "storage/index.h"
 #include "storage/mem.h"
 
-#ifndef GIT_REV
-#define GIT_REV "unknown"
-#endif
-#ifndef VARIANT_NAME
-#define VARIANT_NAME "unknown"
-#endif
-#ifndef VARIANT_FLAGS
-#define VARIANT_FLAGS ""
-#endif
 
 static void cpu_model(char *buf, size_t n)
 {
@@ -69,7 +61,7 @@ static void write_json(FILE *f, const struct report_in *in)
     cpu_model(cpu, sizeof(cpu));
 
     fprintf(f, "{\"variant\":\"%s\",\"algorithm\":\"%s\",\"workload\":\"%s\",\"threads\":%d,",
-            VARIANT_NAME, cc_alg_name, in->w->name, in->o->threads);
+            build_variant, cc_alg_name, in->w->name, in->o->threads);
     fprintf(f, "\"duration_s\":%.6f,\"commits\":%llu,\"aborts\":%llu,\"abort_rate\":%.6f,",
             r->window_s, (unsigned long long)st->commits, (unsigned long long)st->aborts,
             rate(st->aborts, st->commits));
@@ -107,7 +99,7 @@ static void write_json(FILE *f, const struct report_in *in)
                "\"variant_flags\":\"%s\",\"cc_meta_size\":%d,\"max_threads\":%d,"
                "\"index\":\"%s\",\"stats\":%d,\"arena_chunk_bytes\":%d,\"wait_spins\":%d},"
                "\"run\":{",
-            VARIANT_NAME, cc_alg_name, VARIANT_FLAGS, CC_META_SIZE, MAX_THREADS,
+            build_variant, cc_alg_name, build_variant_flags, CC_META_SIZE, MAX_THREADS,
             idx_hash_kind(), STATS_ENABLED, ARENA_CHUNK_BYTES, WAIT_SPINS);
     options_json(in->o, f);
     fputs("}},\"data\":{", f);
@@ -118,7 +110,7 @@ static void write_json(FILE *f, const struct report_in *in)
     fprintf(f, ",\"cores\":%ld,\"cpus_allowed\":%d,\"numa_nodes\":%d,\"tsc_hz\":%.0f},",
             sysconf(_SC_NPROCESSORS_ONLN), r->ncpus, mem_numa_nodes(), clock_ticks_per_s);
     fprintf(f, "\"oversubscribed\":%s,\"load_s\":%.3f,\"gen_s\":%.3f,\"git_rev\":\"%s\",",
-            r->oversubscribed ? "true" : "false", in->load_s, r->gen_s, GIT_REV);
+            r->oversubscribed ? "true" : "false", in->load_s, r->gen_s, build_git_rev);
     if (in->verified) {
         const struct hist_result *h = &in->hres;
         fprintf(f, "\"verify\":{\"level\":\"%s\",\"ok\":%s,\"txns\":%zu,\"reads\":%zu,\"writes\":%zu,"
@@ -142,7 +134,7 @@ static void write_summary(const struct report_in *in)
     const struct run_result *r = in->res;
     const struct txn_stats *st = &r->total;
     fprintf(stderr, "%s (%s) %s, %d threads, %.2f s: %llu commits (%.0f/s), %llu aborts (%.1f%%)\n",
-            VARIANT_NAME, cc_alg_name, in->w->name, in->o->threads, r->window_s,
+            build_variant, cc_alg_name, in->w->name, in->o->threads, r->window_s,
             (unsigned long long)st->commits, (double)st->commits / r->window_s,
             (unsigned long long)st->aborts, 100 * rate(st->aborts, st->commits));
     for (int k = 0; k < in->w->ntypes; k++) {

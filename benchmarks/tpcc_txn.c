@@ -205,6 +205,7 @@ static enum rc payment(struct txn *t, const struct tpcc_query *q)
     memcpy(h_data, tpcc_text(T_WAREHOUSE, img, W_NAME), 10);
     if (write64(t, wr, W_YTD, tpcc_get64(T_WAREHOUSE, img, W_YTD) + q->h_amount) != RC_OK)
         return RC_ABORT;
+    txn_last_access(t, wr); /* Payment never comes back to its WAREHOUSE row */
 
     struct row *dr = txn_lookup(t, tpcc.tab[T_DISTRICT], tpcc_dkey(w, d));
     colmask_t dcols = C(D_NAME) | C(D_STREET_1) | C(D_STREET_2) | C(D_CITY) | C(D_STATE) |
@@ -217,6 +218,7 @@ static enum rc payment(struct txn *t, const struct tpcc_query *q)
     memcpy(h_data + wl + 4, tpcc_text(T_DISTRICT, img, D_NAME), 10);
     if (write64(t, dr, D_YTD, tpcc_get64(T_DISTRICT, img, D_YTD) + q->h_amount) != RC_OK)
         return RC_ABORT;
+    txn_last_access(t, dr); /* nor to its DISTRICT row */
 
     struct row *cr = find_customer(t, q->c_w_id, q->c_d_id, q->by_name, q->c_id);
     if (!cr)

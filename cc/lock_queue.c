@@ -72,12 +72,30 @@ static void waiter_insert_before(struct lq_lock *l, struct lq_req *r, struct lq_
         l->whead = r;
 }
 
-/* Grants waiters from the head while they are compatible with the owners (rule 4);
- * returns the new word. */
-static uint64_t grant(struct lq_lock *l, uint64_t w)
+/* Bamboo, rule 7: may a new request of x be granted behind rt's retired requests? */
+static inline bool retired_ok(const struct lq_rlock *rt, const struct lq_txn *x)
+{
+    return !rt->rhead || (rt->naborting == 0 && rt->rtail->txn->ts < x->ts);
+}
+
+/* Bamboo, rule 7: r is granted behind a non-empty retired list: a commit dependency. */
+static inline void add_dep(const struct lq_rlock *rt, struct lq_req *r)
+{
+    if (rt->rhead) {
+        r->has_dep = 1;
+        /* relaxed: read by the owner only after its grant (acquire) or its own CAS */
+        atomic_fetch_add_explicit(&r->txn->ndeps, 1, memory_order_relaxed);
+    }
+}
+
+/* Grants waiters from the head while they are compatible with the owners (rule 4) and,
+ * for Bamboo (rt not NULL), with the retired requests (rule 7); returns the new word. */
+static inline uint64_t grant_x(struct lq_lock *l, uint64_t w, struct lq_rlock *rt)
 {
     struct lq_req *h;
     while ((h = l->whead) != NULL) {
+        if (rt && !h->upgrading && !retired_ok(rt, h->txn))
+            break;
         if (h->upgrading) {
             if (w != LQ_SH_ONE) /* h must be the only owner */
                 break;
@@ -91,12 +109,16 @@ static uint64_t grant(struct lq_lock *l, uint64_t w)
             w += LQ_SH_ONE;
             waiter_unlink(l, h);
             lq_owner_link(l, h);
+            if (rt)
+                add_dep(rt, h);
         } else {
             if (w)
                 break;
             w = LQ_EX;
             waiter_unlink(l, h);
             lq_owner_link(l, h);
+            if (rt)
+                add_dep(rt, h);
         }
         /* release: pairs with the acquire poll in lq_wait (the row's data, as published
          * to this latch by the previous holders) */
@@ -104,6 +126,8 @@ static uint64_t grant(struct lq_lock *l, uint64_t w)
     }
     return w;
 }
+
+static uint64_t grant(struct lq_lock *l, uint64_t w) { return grant_x(l, w, NULL); }
 
 /* Whether owner o conflicts with request r (r wanting r->mode, or EX if upgrading). */
 static inline bool conflicts(const struct lq_req *o, const struct lq_req *r, bool upgrade)
@@ -113,8 +137,9 @@ static inline bool conflicts(const struct lq_req *o, const struct lq_req *r, boo
     return upgrade || r->mode == LQ_MODE_EX || o->mode == LQ_MODE_EX;
 }
 
-enum lq_rc lq_enqueue(struct lq_lock *l, struct lq_req *r, bool upgrade, uint64_t w,
-                      enum lq_policy pol, uint64_t *blk, int *nblk)
+static inline enum lq_rc enqueue_x(struct lq_lock *l, struct lq_req *r, bool upgrade,
+                                   uint64_t w, enum lq_policy pol, uint64_t *blk, int *nblk,
+                                   struct lq_rlock *rt)
 {
     struct lq_req *pos = NULL; /* insert before; NULL: tail */
     if (pol == LQ_WAIT_DIE) {
@@ -128,10 +153,14 @@ enum lq_rc lq_enqueue(struct lq_lock *l, struct lq_req *r, bool upgrade, uint64_
         else /* youngest first: behind every younger waiter */
             for (pos = l->whead; pos && pos->txn->ts > r->txn->ts; pos = pos->wnext)
                 ;
-    } else if (pol == LQ_WOUND_WAIT) {
+    } else if (pol == LQ_WOUND_WAIT || pol == LQ_BAMBOO) {
         for (struct lq_req *o = l->owners; o; o = o->onext)
             if (o->txn->ts > r->txn->ts && conflicts(o, r, upgrade))
                 lq_wound(o->txn);
+        /* retired requests are exclusive and in timestamp order (rule 6) */
+        for (struct lq_req *o = rt ? rt->rtail : NULL; o && o->txn->ts > r->txn->ts;
+             o = o->oprev)
+            lq_wound(o->txn);
         if (upgrade)
             pos = l->whead;
         else /* oldest first: behind every older waiter */
@@ -145,7 +174,7 @@ enum lq_rc lq_enqueue(struct lq_lock *l, struct lq_req *r, bool upgrade, uint64_
     atomic_store_explicit(&r->granted, 0, memory_order_relaxed);
     waiter_insert_before(l, r, pos);
     if (r == l->whead) {
-        w = grant(l, w);
+        w = grant_x(l, w, rt);
         if (atomic_load_explicit(&r->granted, memory_order_relaxed)) { /* set just above */
             lq_unlatch(l, w);
             return LQ_GRANTED;
@@ -164,20 +193,27 @@ enum lq_rc lq_enqueue(struct lq_lock *l, struct lq_req *r, bool upgrade, uint64_
     return LQ_WAIT;
 }
 
+enum lq_rc lq_enqueue(struct lq_lock *l, struct lq_req *r, bool upgrade, uint64_t w,
+                      enum lq_policy pol, uint64_t *blk, int *nblk)
+{
+    return enqueue_x(l, r, upgrade, w, pol, blk, nblk, NULL);
+}
+
 bool lq_wait(struct lq_req *r, const _Atomic uint32_t *watch)
 {
     unsigned rounds = 0;
     /* acquire: pairs with the release store in grant() */
     while (!atomic_load_explicit(&r->granted, memory_order_acquire)) {
-        /* relaxed: pairs with the CAS of lq_wound; only the flag itself is read */
-        if (watch && atomic_load_explicit(watch, memory_order_relaxed) == LQ_WOUNDED)
+        /* relaxed: pairs with the CAS of lq_wound / lq_cascade; only the flag is read */
+        uint32_t s = watch ? atomic_load_explicit(watch, memory_order_relaxed) : LQ_RUNNING;
+        if (s == LQ_WOUNDED || s == LQ_CASCADED)
             return false;
         wait_round(&rounds);
     }
     return true;
 }
 
-bool lq_cancel(struct lq_lock *l, struct lq_req *r)
+static inline bool cancel_x(struct lq_lock *l, struct lq_req *r, struct lq_rlock *rt)
 {
     uint64_t w = lq_latch(l);
     /* relaxed: granted is only set under this latch, which we hold */
@@ -187,9 +223,110 @@ bool lq_cancel(struct lq_lock *l, struct lq_req *r)
     }
     waiter_unlink(l, r);
     r->upgrading = 0; /* an upgrader is back to a plain shared owner */
-    w = grant(l, w); /* r may have blocked compatible waiters behind it */
+    w = grant_x(l, w, rt); /* r may have blocked compatible waiters behind it */
     lq_unlatch(l, w);
     return false;
 }
 
+bool lq_cancel(struct lq_lock *l, struct lq_req *r) { return cancel_x(l, r, NULL); }
+
 void lq_grant_unlatch(struct lq_lock *l, uint64_t w) { lq_unlatch(l, grant(l, w)); }
+
+/* ---- Bamboo: the retired list (rules 6-10 of lock_queue.h) ---- */
+
+bool lq_bb_acquire(struct lq_rlock *rl, struct lq_req *r, enum lq_mode mode, uint64_t *w)
+{
+    struct lq_lock *l = &rl->q;
+    uint64_t v = lq_latch(l);
+    *w = v;
+    if (l->whead || (mode == LQ_MODE_SH ? (v & LQ_EX) != 0 : v != 0) ||
+        !retired_ok(rl, r->txn))
+        return false;
+    lq_owner_link(l, r);
+    add_dep(rl, r);
+    lq_unlatch(l, mode == LQ_MODE_SH ? v + LQ_SH_ONE : LQ_EX);
+    return true;
+}
+
+enum lq_rc lq_bb_enqueue(struct lq_rlock *rl, struct lq_req *r, bool upgrade, uint64_t w)
+{
+    return enqueue_x(&rl->q, r, upgrade, w, LQ_BAMBOO, NULL, NULL, rl);
+}
+
+bool lq_bb_cancel(struct lq_rlock *rl, struct lq_req *r) { return cancel_x(&rl->q, r, rl); }
+
+void lq_bb_retire(struct lq_rlock *rl, struct lq_req *r)
+{
+    struct lq_lock *l = &rl->q;
+    uint64_t w = lq_latch(l);
+    lq_owner_unlink(l, r); /* r is the only owner (exclusive): w becomes 0 */
+    r->retired = 1;
+    r->onext = NULL;
+    r->oprev = rl->rtail;
+    if (rl->rtail)
+        rl->rtail->onext = r;
+    else
+        rl->rhead = r;
+    rl->rtail = r;
+    (void)w;
+    lq_unlatch(l, l->whead ? grant_x(l, 0, rl) : 0);
+}
+
+void lq_bb_abort_mark(struct lq_rlock *rl, struct lq_req *r)
+{
+    struct lq_lock *l = &rl->q;
+    uint64_t w = lq_latch(l);
+    r->aborting = 1;
+    rl->naborting++;
+    for (struct lq_req *q = r->onext; q; q = q->onext)
+        lq_cascade(q->txn);
+    for (struct lq_req *o = l->owners; o; o = o->onext)
+        lq_cascade(o->txn);
+    lq_unlatch(l, w);
+}
+
+uint64_t lq_bb_latch_alone(struct lq_rlock *rl, struct lq_req *r)
+{
+    struct lq_lock *l = &rl->q;
+    unsigned rounds = 0;
+    uint64_t w = lq_latch(l);
+    while (r->retired && (r != rl->rtail || l->owners)) {
+        lq_unlatch(l, w);
+        wait_round(&rounds);
+        w = lq_latch(l);
+    }
+    return w;
+}
+
+void lq_bb_leave_unlatch(struct lq_rlock *rl, struct lq_req *r, uint64_t w)
+{
+    struct lq_lock *l = &rl->q;
+    if (!r->retired) {
+        lq_owner_unlink(l, r);
+        w = r->mode == LQ_MODE_EX ? 0 : w - LQ_SH_ONE;
+    } else {
+        bool head = r == rl->rhead;
+        if (r->aborting)
+            rl->naborting--;
+        if (r->oprev)
+            r->oprev->onext = r->onext;
+        else
+            rl->rhead = r->onext;
+        if (r->onext)
+            r->onext->oprev = r->oprev;
+        else
+            rl->rtail = r->oprev;
+        r->retired = 0;
+        if (head) { /* rule 8: whoever is now first has no retired request ahead */
+            struct lq_req *first = rl->rhead ? rl->rhead : l->owners;
+            for (struct lq_req *q = first; q; q = rl->rhead ? NULL : q->onext)
+                if (q->has_dep) {
+                    q->has_dep = 0;
+                    /* release: pairs with the acquire load of ndeps at commit (this
+                     * transaction's commit happens before the dependant's) */
+                    atomic_fetch_sub_explicit(&q->txn->ndeps, 1, memory_order_release);
+                }
+        }
+    }
+    lq_unlatch(l, l->whead ? grant_x(l, w, rl) : w);
+}

@@ -1,6 +1,7 @@
 /* Per-row lock with a queue: the one lock module of the 2PL family (NO_WAIT, WAIT_DIE,
- * WOUND_WAIT, DL_DETECT) and later Bamboo. The conflict policy is the only difference
- * between them; it is a parameter of the slow path (callers pass a constant).
+ * WOUND_WAIT, DL_DETECT) and Bamboo. The conflict policy is the only difference between
+ * them; it is a parameter of the slow path (callers pass a constant). Bamboo adds a
+ * retired list (struct lq_rlock, rules 6-10 below); the 2PL family never sees it.
  *
  * State (struct lq_lock, in the row's CC slot):
  *   word    bit 0 LQ_LATCH: the queue latch; bit 1 LQ_EX: held exclusive;
@@ -37,6 +38,36 @@
  *     of a row where the victim's request is linked (so the victim is still in that
  *     attempt), or RUNNING -> COMMITTING by the owner at commit start; the owner resets it
  *     to RUNNING at begin, when it holds no request anywhere.
+ *
+ * Bamboo (LQ_BAMBOO: wound-wait plus retired locks; struct lq_rlock = lq_lock + retired):
+ *  6. retired  requests of exclusive owners that retired (lq_bb_retire) after their last
+ *     write: linked through onext/oprev (a request is an owner or retired, never both) in
+ *     retire order, which is timestamp order (oldest at rhead). The word counts owners
+ *     only. Every owner is younger than every retired request.
+ *  7. Grants behind retired requests: a new request (not an upgrade) is granted only if,
+ *     besides rule 4, the retired list is empty or its tail is older than the requester
+ *     and no retired request is aborting (naborting == 0). A request granted behind a
+ *     non-empty retired list reads their dirty data: it gets has_dep and its txn's ndeps
+ *     is incremented. Its enqueue wounds every younger owner it conflicts with and every
+ *     younger retired request.
+ *  8. has_dep means "some retired request is ahead of me on this row". It is cleared (and
+ *     ndeps decremented, release) when that stops being true, which only happens when the
+ *     head of the retired list leaves by committing: the next retired request becomes
+ *     head, or, when none is left, every owner is freed. A transaction commits when its
+ *     ndeps reads 0 (acquire): every predecessor has committed.
+ *  9. Cascade: a retired request r that aborts first marks itself aborting (naborting++)
+ *     and marks LQ_CASCADED every transaction behind it (later retired requests and all
+ *     owners: all of them read r's writes) (lq_bb_abort_mark). It then waits until it is
+ *     the tail and no owner is left (lq_bb_latch_alone): everyone behind has restored its
+ *     own before-image and left, in reverse order, so the row is restored exactly once per
+ *     writer, newest first, and no reader ever sees a half-restored row (undo invariant:
+ *     a row's data is restored by a writer only when nobody behind it is linked, under the
+ *     latch; the restored image is the image of the writer ahead of it, or the committed
+ *     one). Aborts wait only for younger transactions, which are already marked, so the
+ *     waiting ends.
+ * 10. lq_txn.state may also go RUNNING -> CASCADED (lq_cascade) by a transaction that
+ *     holds the latch of a row where the victim's request is linked; ndeps is written at
+ *     begin by its owner (relaxed: no request linked) and otherwise only under latches.
  * Lock order: one row latch at a time; nothing is acquired while a latch is held.
  */
 #ifndef CC_LOCK_QUEUE_H
@@ -48,9 +79,9 @@
 
 #include "cc/wait.h"
 
-enum lq_policy { LQ_NO_WAIT, LQ_WAIT_DIE, LQ_WOUND_WAIT, LQ_DL_DETECT };
+enum lq_policy { LQ_NO_WAIT, LQ_WAIT_DIE, LQ_WOUND_WAIT, LQ_DL_DETECT, LQ_BAMBOO };
 enum lq_mode { LQ_MODE_SH = 1, LQ_MODE_EX = 2 };
-enum lq_state { LQ_RUNNING = 0, LQ_WOUNDED = 1, LQ_COMMITTING = 2 };
+enum lq_state { LQ_RUNNING = 0, LQ_WOUNDED = 1, LQ_COMMITTING = 2, LQ_CASCADED = 3 };
 /* What lq_enqueue decided. */
 enum lq_rc { LQ_GRANTED, LQ_WAIT, LQ_DIE };
 
@@ -62,8 +93,9 @@ enum lq_rc { LQ_GRANTED, LQ_WAIT, LQ_DIE };
 struct lq_txn {
     uint64_t ts;                  /* priority (smaller = older); owner writes at begin */
     uint64_t id;                  /* the attempt's id (waits-for edges) */
-    _Atomic uint32_t state;       /* enum lq_state, rule 5 */
+    _Atomic uint32_t state;       /* enum lq_state, rules 5 and 10 */
     int thread;
+    _Atomic uint32_t ndeps;       /* Bamboo: rows with a retired request ahead (rule 8) */
 };
 
 /* One transaction's request on one row: granted (in owners) or waiting (in the waiters),
@@ -75,6 +107,9 @@ struct lq_req {
     uint8_t mode;      /* granted mode (owner) or wanted mode (new waiter) */
     uint8_t upgrading; /* an owner of mode SH waiting for EX */
     _Atomic uint8_t granted; /* meaningful only while waiting: lq_enqueue clears it */
+    uint8_t retired;   /* Bamboo: in the retired list (set by its owner, latch held) */
+    uint8_t has_dep;   /* Bamboo: counted in txn->ndeps (rule 8) */
+    uint8_t aborting;  /* Bamboo: retired and aborting (rule 9) */
 };
 
 struct lq_lock {
@@ -184,6 +219,9 @@ static inline void lq_req_init(struct lq_req *r, struct lq_txn *x, enum lq_mode 
     r->txn = x;
     r->mode = (uint8_t)mode;
     r->upgrading = 0;
+    r->retired = 0;
+    r->has_dep = 0;
+    r->aborting = 0;
 }
 
 /* The uncontended case of a new request, latch held (w: the word): grants r if it needs
@@ -246,7 +284,7 @@ enum lq_rc lq_enqueue(struct lq_lock *l, struct lq_req *r, bool upgrade, uint64_
                       enum lq_policy pol, uint64_t *blk, int *nblk);
 
 /* Waits until r is granted; with `watch`, also returns false as soon as *watch reads
- * LQ_WOUNDED (the caller then cancels). True: granted. */
+ * LQ_WOUNDED or LQ_CASCADED (the caller then cancels). True: granted. */
 bool lq_wait(struct lq_req *r, const _Atomic uint32_t *watch);
 
 /* Withdraws a waiting request (wounded, deadlock victim). Returns true if it had been
@@ -264,5 +302,51 @@ static inline void lq_wound(struct lq_txn *x)
     atomic_compare_exchange_strong_explicit(&x->state, &s, LQ_WOUNDED, memory_order_relaxed,
                                             memory_order_relaxed);
 }
+
+/* Bamboo: the same for a cascading abort (rule 10). */
+static inline void lq_cascade(struct lq_txn *x)
+{
+    uint32_t s = LQ_RUNNING;
+    /* relaxed: as lq_wound */
+    atomic_compare_exchange_strong_explicit(&x->state, &s, LQ_CASCADED, memory_order_relaxed,
+                                            memory_order_relaxed);
+}
+
+/* ---- Bamboo: the retired list (rules 6-10) ---- */
+
+struct lq_rlock {
+    struct lq_lock q;
+    struct lq_req *rhead, *rtail; /* retired requests, oldest first */
+    uint32_t naborting;           /* retired requests that are aborting */
+};
+
+static inline void lq_rinit(struct lq_rlock *rl)
+{
+    lq_init(&rl->q);
+    rl->rhead = rl->rtail = NULL;
+    rl->naborting = 0;
+}
+
+/* A new request r (mode) of a fresh access: takes the latch and grants r at once if rules
+ * 4 and 7 allow (then unlatches and returns true); false: the latch is still held and *w
+ * is the word, for lq_bb_enqueue. */
+bool lq_bb_acquire(struct lq_rlock *rl, struct lq_req *r, enum lq_mode mode, uint64_t *w);
+/* lq_enqueue for Bamboo (wound-wait over owners and retired requests, rule 7). */
+enum lq_rc lq_bb_enqueue(struct lq_rlock *rl, struct lq_req *r, bool upgrade, uint64_t w);
+/* lq_cancel for Bamboo. */
+bool lq_bb_cancel(struct lq_rlock *rl, struct lq_req *r);
+/* Moves exclusive owner r to the tail of the retired list and grants waiters. */
+void lq_bb_retire(struct lq_rlock *rl, struct lq_req *r);
+/* Abort, first pass: if r is retired, marks it aborting and cascades to everyone behind
+ * it (rule 9). */
+void lq_bb_abort_mark(struct lq_rlock *rl, struct lq_req *r);
+/* Abort, second pass: takes the latch, and if r is retired waits (unlatched) until nobody
+ * is behind it; returns the word with the latch held. The caller may then restore its
+ * before-image and calls lq_bb_leave_unlatch. */
+uint64_t lq_bb_latch_alone(struct lq_rlock *rl, struct lq_req *r);
+/* Unlinks r (owner or retired), hands rule 8 on if r was the head of the retired list,
+ * grants the waiters and unlatches (w: the word, latch held). Used by commit (after
+ * lq_latch: r is then the head or an owner with nothing retired ahead) and by abort. */
+void lq_bb_leave_unlatch(struct lq_rlock *rl, struct lq_req *r, uint64_t w);
 
 #endif

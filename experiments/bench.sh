@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # `make bench`: YCSB runs of every variant on 1 M rows of 10 x 10 bytes (DBx1000's
 # default schema), 16 requests, at theta 0.99 / 50% reads and theta 0.6 / 90% reads, with
-# 1 and 2 threads; BENCH_REPS repetitions (default 3) of BENCH_DURATION seconds (default 3)
-# each; prints the median of each point. Results go to results/bench-<time>.jsonl.
+# 1 and 2 threads, and TPC-C NewOrder + Payment at 1 and 2 warehouses with 2 threads;
+# BENCH_REPS repetitions (default 3) of BENCH_DURATION seconds (default 3) each; prints
+# the median of each point. Results go to results/bench-<time>.jsonl. BENCH_VARIANTS,
+# BENCH_THREADS and BENCH_WAREHOUSES narrow the grid.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 reps=${BENCH_REPS:-3}
@@ -22,6 +24,18 @@ for setting in "--theta 0.99 --read-ratio 0.5" "--theta 0.6 --read-ratio 0.9"; d
                     --fields 10 --field-size 10 --req-per-txn 16 --seed "$r" $setting \
                     --out "$out" >/dev/null 2>&1
             done
+        done
+    done
+done
+# TPC-C NewOrder + Payment 1:1, 1 and 2 warehouses, 2 threads (none is skipped: without
+# concurrency control two threads commit duplicate order ids)
+for wh in ${BENCH_WAREHOUSES:-1 2}; do
+    for r in $(seq 1 "$reps"); do
+        for v in $variants; do
+            [ "$v" = none ] && continue
+            echo "rep $r: $v tpcc $wh warehouses" >&2
+            build/bin/rundb-$v --workload tpcc --mix neworder-payment --warehouses "$wh" \
+                --threads 2 --warmup 1 --duration "$dur" --seed "$r" --out "$out" >/dev/null 2>&1
         done
     done
 done

@@ -32,6 +32,8 @@ function median(list,    a, n, i, j, t) {
     if (wl == "ycsb")
         setting = sprintf("ycsb theta %s read %s rows %s %sx%sB", num("theta"), num("read-ratio"),
                           num("rows"), num("fields"), num("field-size"))
+    else if (wl == "synth")
+        setting = sprintf("synth len %s distance %s", num("len"), num("distance"))
     else if (wl == "bank")
         setting = sprintf("bank accounts %s hot %s", num("accounts"), num("hot-accounts"))
     k = setting SUBSEP num("threads") SUBSEP str("variant")

@@ -52,6 +52,11 @@ expect_bad stray-argument
 expect_bad --queries-per-thread 0
 expect_bad --workload tpcc --warehouses 0
 expect_bad --workload tpcc --mix everything
+expect_bad --workload synth --len 0
+expect_bad --workload synth --len 4097
+expect_bad --workload synth --distance 1.5
+expect_bad --workload synth --distance -0.1
+expect_bad --workload synth --len x
 
 help=$(timeout 10 "$bin" --help)
 rc=$?
@@ -61,7 +66,7 @@ if [ $rc -ne 0 ]; then
 fi
 for f in workload threads pin warmup duration seed out verify queries-per-thread backoff-max-us \
     rows fields field-size req-per-txn read-ratio theta accounts hot-accounts hot-prob \
-    warehouses mix partition-by-warehouse check dump; do
+    warehouses mix partition-by-warehouse len distance check dump; do
     if ! grep -q -- "--$f .*(default: " <<<"$help"; then
         echo "--help does not document --$f with its default"
         bad=1

@@ -1,0 +1,220 @@
+/* BAMBOO (Guo et al., SIGMOD'21): wound-wait 2PL whose exclusive locks are retired after
+ * the transaction's last write to a row (the workload's txn_last_access hint), so later
+ * transactions read the dirty (in-place, whole-tuple) value and take a commit dependency.
+ *
+ * Built on the lock-queue module of the 2PL family (cc/lock_queue.h, rules 1-10): the
+ * policy is LQ_BAMBOO = WOUND_WAIT over owners and retired requests.
+ *
+ * Steps (paper's terms):
+ *  - LockAcquire: READ takes a shared lock, WRITE/DELETE an exclusive one (upgrading a
+ *    shared one). A request conflicting with younger owners or retired requests wounds
+ *    them and waits; it is granted behind the retired requests only when they are all
+ *    older and none is aborting, and then depends on them (rule 7).
+ *  - LockRetire (cc_last_access): an exclusive owner of a WRITE access moves to the
+ *    retired list; waiters behind it are granted and read its in-place writes. Shared
+ *    locks, deletes and inserts are never retired.
+ *  - Commit: wait until ndeps == 0 (every retired request ahead on every row has
+ *    committed; timed as pre-commit wait), unless wounded or cascaded meanwhile; then
+ *    RUNNING -> COMMITTING (no longer woundable), publish, release (handing rule 8 on).
+ *  - Abort (wounded: AR_WOUNDED; a predecessor aborted: AR_CASCADE): pass 1 marks every
+ *    retired request aborting and cascades to everyone behind it; pass 2, row by row,
+ *    waits until nobody is behind (they restore and leave first), restores the
+ *    before-image (a->undo, taken by txn_write at the first write) under the latch, and
+ *    leaves. Undo invariant: on every row, before-images are applied newest writer first,
+ *    each while nobody behind it is linked and under the row's latch, so the data ends as
+ *    the image of the newest surviving writer (or the committed one) and no transaction
+ *    ever reads a half-restored row.
+ *
+ * Deadlock freedom: a lock waiter waits for older transactions or wounded ones; a commit
+ * waits for older ones (retired requests ahead are older, rule 7); an abort waits for
+ * younger ones that are already cascaded; a wounded or cascaded transaction notices in
+ * every wait (lock, pre-commit) and at its next access or commit.
+ *
+ * State: row->cc is a struct lq_rlock. a->cc_a: the access's struct lq_req (arena).
+ * t->cc: struct bb_thread (its struct lq_txn). Timestamps: a global counter taken at
+ * begin, kept across the retries of a query. The hint is a promise: a transaction must
+ * not access a row again after txn_last_access on it.
+ */
+#include <stdint.h>
+
+#include "cc/lock_queue.h"
+#include "cc/txn.h"
+#include "storage/mem.h"
+
+_Static_assert(sizeof(struct lq_rlock) <= CC_META_SIZE, "CC_META_SIZE too small for Bamboo");
+
+const char cc_alg_name[] = "BAMBOO";
+const bool cc_alg_serializable = true;
+
+struct bb_thread {
+    struct lq_txn x;
+};
+
+/* relaxed: only uniqueness and monotonicity of the values matter */
+static _Atomic uint64_t next_ts = 1;
+
+static inline struct lq_rlock *lock_of(struct row *r)
+{
+    return (struct lq_rlock *)(void *)r->cc;
+}
+static inline struct lq_req *req_of(const struct access *a)
+{
+    return (struct lq_req *)(uintptr_t)a->cc_a;
+}
+
+void cc_init(int n) { (void)n; }
+void cc_fini(void) {}
+
+void cc_thread_init(struct txn *t)
+{
+    struct bb_thread *p = mem_alloc_aligned(CACHE_LINE, sizeof(*p));
+    p->x.ts = 0;
+    p->x.id = 0;
+    p->x.thread = t->thread_id;
+    atomic_init(&p->x.state, LQ_RUNNING);
+    atomic_init(&p->x.ndeps, 0);
+    t->cc = p;
+}
+
+void cc_thread_fini(struct txn *t)
+{
+    mem_free(t->cc);
+    t->cc = NULL;
+}
+
+void cc_row_init(struct row *r) { lq_rinit(lock_of(r)); }
+
+void cc_begin(struct txn *t, bool retry)
+{
+    struct bb_thread *p = t->cc;
+    if (!retry)
+        p->x.ts = atomic_fetch_add_explicit(&next_ts, 1, memory_order_relaxed);
+    p->x.id = t->id;
+    /* relaxed: no request of this thread is linked anywhere now (rules 5 and 10) */
+    atomic_store_explicit(&p->x.state, LQ_RUNNING, memory_order_relaxed);
+    atomic_store_explicit(&p->x.ndeps, 0, memory_order_relaxed);
+}
+
+/* Why this attempt must abort, or RC_OK. */
+static inline enum rc check_state(struct txn *t)
+{
+    struct bb_thread *p = t->cc;
+    /* relaxed: pairs with lq_wound / lq_cascade; only the flag itself is read */
+    uint32_t s = atomic_load_explicit(&p->x.state, memory_order_relaxed);
+    if (s == LQ_RUNNING)
+        return RC_OK;
+    return txn_fail(t, s == LQ_CASCADED ? AR_CASCADE : AR_WOUNDED);
+}
+
+/* The conflict path, latch held (w its word): queue, wait, give up when told. */
+static __attribute__((noinline)) enum rc acquire_slow(struct txn *t, struct lq_rlock *l,
+                                                      struct lq_req *r, bool upgrade,
+                                                      uint64_t w)
+{
+    struct bb_thread *p = t->cc;
+    if (lq_bb_enqueue(l, r, upgrade, w) == LQ_GRANTED)
+        return RC_OK;
+    uint64_t s = txn_timer_start();
+    bool ok = lq_wait(r, &p->x.state);
+    txn_wait_done(t, s);
+    if (ok)
+        return RC_OK;
+    if (lq_bb_cancel(l, r) && !upgrade) /* granted meanwhile: give the new lock back */
+        lq_bb_leave_unlatch(l, r, lq_latch(&l->q));
+    return check_state(t);
+}
+
+enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
+{
+    if (type == ACC_INSERT) {
+        a->type = ACC_INSERT;
+        a->data = a->row->data;
+        a->in_place = 1;
+        return RC_OK;
+    }
+    if (check_state(t) != RC_OK)
+        return RC_ABORT;
+    struct lq_rlock *l = lock_of(a->row);
+    struct bb_thread *p = t->cc;
+    uint64_t w;
+    if (a->type == ACC_NONE || a->type == ACC_INSERT) {
+        /* new; or the delete of a row this transaction inserted (private, so free) */
+        enum lq_mode mode = type == ACC_READ ? LQ_MODE_SH : LQ_MODE_EX;
+        struct lq_req *r = txn_alloc(t, sizeof(*r));
+        lq_req_init(r, &p->x, mode);
+        a->cc_a = (uintptr_t)r;
+        if (!lq_bb_acquire(l, r, mode, &w) && acquire_slow(t, l, r, false, w) != RC_OK)
+            return RC_ABORT;
+        a->data = a->row->data;
+        a->in_place = 1;
+    } else if (a->type == ACC_READ) { /* upgrade the shared lock */
+        struct lq_req *r = req_of(a);
+        if (!lq_upgrade(&l->q, r, &w) && acquire_slow(t, l, r, true, w) != RC_OK)
+            return RC_ABORT;
+    } /* else WRITE -> DELETE: already exclusive */
+    a->type = (uint8_t)type;
+    return RC_OK;
+}
+
+/* LockRetire. */
+void cc_last_access(struct txn *t, struct access *a)
+{
+    struct lq_req *r = req_of(a);
+    if (a->type != ACC_WRITE || r->mode != LQ_MODE_EX || r->retired ||
+        check_state(t) != RC_OK)
+        return;
+    lq_bb_retire(lock_of(a->row), r);
+}
+
+static inline bool holds_request(const struct access *a)
+{
+    return a->type != ACC_NONE && a->type != ACC_INSERT;
+}
+
+enum rc cc_commit(struct txn *t)
+{
+    struct bb_thread *p = t->cc;
+    uint64_t s = txn_timer_start();
+    unsigned rounds = 0;
+    /* acquire: pairs with the release decrement of lq_bb_leave_unlatch (rule 8) */
+    while (atomic_load_explicit(&p->x.ndeps, memory_order_acquire) != 0 &&
+           check_state(t) == RC_OK)
+        wait_round(&rounds);
+    txn_precommit_done(t, s);
+    uint32_t st = LQ_RUNNING;
+    /* relaxed: ordered against lq_wound / lq_cascade as RMWs of one location */
+    if (!atomic_compare_exchange_strong_explicit(&p->x.state, &st, LQ_COMMITTING,
+                                                 memory_order_relaxed, memory_order_relaxed))
+        return txn_fail(t, st == LQ_CASCADED ? AR_CASCADE : AR_WOUNDED);
+    txn_publish(t);
+    for (uint32_t i = 0; i < t->nacc; i++) {
+        struct access *a = &t->acc[i];
+        if (holds_request(a)) {
+            struct lq_rlock *l = lock_of(a->row);
+            lq_bb_leave_unlatch(l, req_of(a), lq_latch(&l->q));
+        }
+    }
+    return RC_OK;
+}
+
+void cc_abort(struct txn *t)
+{
+    /* pass 1: cascade to everyone behind a retired request (rule 9) */
+    for (uint32_t i = 0; i < t->nacc; i++) {
+        struct access *a = &t->acc[i];
+        if (holds_request(a) && req_of(a)->retired)
+            lq_bb_abort_mark(lock_of(a->row), req_of(a));
+    }
+    /* pass 2: restore each row once nobody is behind, then leave */
+    for (uint32_t i = 0; i < t->nacc; i++) {
+        struct access *a = &t->acc[i];
+        if (!holds_request(a))
+            continue;
+        struct lq_rlock *l = lock_of(a->row);
+        struct lq_req *r = req_of(a);
+        uint64_t w = lq_bb_latch_alone(l, r);
+        if (a->undo)
+            memcpy(a->row->data, a->undo, a->row->table->schema.data_size);
+        lq_bb_leave_unlatch(l, r, w);
+    }
+}
