@@ -12,6 +12,7 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <sys/prctl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -137,6 +138,8 @@ static void *worker_main(void *arg)
         pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
     }
     mem_thread_init();
+    /* waiters sleep in short slices (cc/wait.h): keep the kernel's timer slack small */
+    prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
     struct txn *t = txn_create(wk->id, o->verify);
     cc_thread_init(t);
 

@@ -162,7 +162,7 @@ static ALWAYS_INLINE enum rc acc_get(struct txn *t, struct row *r, enum access_t
 {
     if (t->aborted)
         return RC_ABORT;
-    struct acc_slot *slot;
+    struct acc_slot *slot = NULL;
     struct access *a = acc_find_slot(t, r, &slot);
     if (!a) {
         a = acc_new(t, r, slot);

@@ -43,9 +43,19 @@
 /* Maximum number of columns in a table (column sets are 64-bit masks). */
 #define MAX_COLUMNS 64
 
-/* Iterations a waiter spins (with a pause) before it starts yielding the CPU. */
+/* Waiting (cc/wait.h): rounds a waiter spins with a pause, then rounds it yields the
+ * CPU, then the nanoseconds it sleeps per further round. */
 #ifndef WAIT_SPINS
-#define WAIT_SPINS 256
+#define WAIT_SPINS 1024
+#endif
+#ifndef WAIT_YIELDS
+#define WAIT_YIELDS 64
+#endif
+#ifndef WAIT_SLEEP_NS
+#define WAIT_SLEEP_NS 20000
+#endif
+#if WAIT_SLEEP_NS < 1 || WAIT_SLEEP_NS > 999999999
+#error "WAIT_SLEEP_NS must be in [1, 999999999]"
 #endif
 
 #define CACHE_LINE 64
