@@ -18,7 +18,7 @@
 #include <time.h>
 
 #include "cc/clock.h"
-#include "cc/wait.h"
+#include "storage/wait.h"
 #include "storage/mem.h"
 
 enum phase { PH_GENERATE, PH_WARMUP, PH_MEASURE, PH_STOP };
@@ -138,7 +138,7 @@ static void *worker_main(void *arg)
         pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
     }
     mem_thread_init();
-    /* waiters sleep in short slices (cc/wait.h): keep the kernel's timer slack small */
+    /* waiters sleep in short slices (storage/wait.h): keep the kernel's timer slack small */
     prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
     struct txn *t = txn_create(wk->id, o->verify);
     cc_thread_init(t);

@@ -77,7 +77,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "cc/wait.h"
+#include "storage/wait.h"
 
 enum lq_policy { LQ_NO_WAIT, LQ_WAIT_DIE, LQ_WOUND_WAIT, LQ_DL_DETECT, LQ_BAMBOO };
 enum lq_mode { LQ_MODE_SH = 1, LQ_MODE_EX = 2 };

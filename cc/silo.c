@@ -47,7 +47,7 @@
 #include <time.h>
 
 #include "cc/txn.h"
-#include "cc/wait.h"
+#include "storage/wait.h"
 
 const char cc_alg_name[] = "SILO";
 const bool cc_alg_serializable = true;

@@ -45,7 +45,7 @@
 #include <stdlib.h>
 
 #include "cc/txn.h"
-#include "cc/wait.h"
+#include "storage/wait.h"
 
 const char cc_alg_name[] = "TICTOC";
 const bool cc_alg_serializable = true;

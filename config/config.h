@@ -43,7 +43,7 @@
 /* Maximum number of columns in a table (column sets are 64-bit masks). */
 #define MAX_COLUMNS 64
 
-/* Waiting (cc/wait.h): rounds a waiter spins with a pause, then rounds it yields the
+/* Waiting (storage/wait.h): rounds a waiter spins with a pause, then rounds it yields the
  * CPU, then the nanoseconds it sleeps per further round. */
 #ifndef WAIT_SPINS
 #define WAIT_SPINS 1024

@@ -34,7 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cc/wait.h"
+#include "storage/wait.h"
 #include "storage/mem.h"
 #include "storage/index.h"
 

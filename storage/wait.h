@@ -3,8 +3,8 @@
  * sleep WAIT_SLEEP_NS per round. Runs with more threads than cores keep making progress:
  * a long waiter leaves the run queue, so the (possibly preempted) transaction it waits
  * for gets the CPU instead of sharing it with spinning and yielding waiters. */
-#ifndef CC_WAIT_H
-#define CC_WAIT_H
+#ifndef STORAGE_WAIT_H
+#define STORAGE_WAIT_H
 
 #include <sched.h>
 #include <time.h>
