@@ -152,7 +152,22 @@ $(B)/tests/test_index_other: tests/unit/test_index.c $(UNIT_OBJS) $(OTHER_INDEX_
 	@$(if $(Q),echo "  TEST $@")
 	$(Q)$(CC) $(COMMON_CFLAGS) $(FLAVOR_CFLAGS_asan) -DCC_META_SIZE=8 $< \
 		$(filter-out %/$(INDEX_SRC_$(INDEX)).o,$(UNIT_OBJS)) $(OTHER_INDEX_OBJ) -o $@ $(LIBS)
-unit: $(UNIT_TESTS) $(B)/tests/test_index_other
+# Variant tests: tests/variant/test_<name>.c, whose first line reads
+# "/* variants: v1 v2 ... */", is linked against each listed variant's asan objects
+# (the algorithm under test) as $(B)/tests/test_<name>-<variant>.
+VTEST_SRCS := $(wildcard tests/variant/test_*.c)
+vtest_variants = $(filter $(VARIANTS),$(shell sed -n '1s|^/\* variants:\(.*\)$$|\1|p' $(1)))
+VTESTS := $(foreach f,$(VTEST_SRCS),$(foreach v,$(call vtest_variants,$(f)),\
+	$(B)/tests/$(basename $(notdir $(f)))-$(v)))
+define VTEST_RULE
+$(B)/tests/$(basename $(notdir $(1)))-$(2): $(1) $$(filter-out %/benchmarks/main.c.o,$$(OBJS_asan_$(2))) $(B)/tests/build_info.o
+	@mkdir -p $$(@D)
+	@$(if $(Q),echo "  TEST $$@")
+	$(Q)$(CC) $(COMMON_CFLAGS) $(FLAVOR_CFLAGS_asan) -DCC_META_SIZE=$(call variant_meta,$(2)) $$^ -o $$@ $(LIBS)
+endef
+$(foreach f,$(VTEST_SRCS),$(foreach v,$(call vtest_variants,$(f)),$(eval $(call VTEST_RULE,$(f),$(v)))))
+
+unit: $(UNIT_TESTS) $(B)/tests/test_index_other $(VTESTS)
 
 NPROC := $(shell nproc 2>/dev/null || echo 2)
 

@@ -1,0 +1,672 @@
+/* RCC: speculative write versioning with redo logs (seed 000, sections 3-5), in an
+ * in-memory single-version store. One binary per variant; compile flags:
+ *   RCC_DEADLOCK  RCC_DL_COMMIT  (RCC)   one cycle search at pre-commit
+ *                 RCC_DL_EAGER   (RCC-D) a cycle search on every new dependency edge
+ *                 RCC_DL_WOUND   (RCC-W) wound-wait: an older transaction never depends
+ *                                on a younger one; it wounds it and waits for it to go
+ *   RCC_COLUMNAR  0: record-level chains; 1 (RCC-C): an entry depends only on entries
+ *                 whose column sets overlap its own, and commit installs only the
+ *                 columns it wrote
+ *   RCC_ISO       RCC_RC, RCC_RR (default), RCC_SER
+ *
+ * Row state (row->cc, struct rcc_row):
+ *   latch    spin latch (0/1); guards head/tail, every linked entry's fields and the
+ *            row's data against installs. Held only for short, non-blocking work.
+ *   version  seqlock for lock-free plain reads of the committed row: odd while a
+ *            committer installs (under the latch).
+ *   head..tail  the chain: linked entries of active attempts, in access order.
+ * Entry (struct rcc_entry, in its owner's arena): owner attempt id, wound-wait ts, column
+ * set, flags (OPEN: the owner may still write its image, successors wait; READ: an SER
+ * speculative read; DELETE) and `snap`, the sealed image successors copy from. Others
+ * touch an entry only under the row latch while it is linked; the owner unlinks every
+ * entry (under the latch) before it publishes `done`, so its arena is unreachable once
+ * cc_commit / cc_abort return.
+ *
+ * Per thread (thr[], global, never freed during a run):
+ *   word  (attempt id << 4) | phase << 2 | reason. phase RUNNING, COMMITTING (passed
+ *         pre-commit, cannot be killed), KILLED (reason = why). Others kill an attempt
+ *         with a CAS that names it, so a late kill never hits a later attempt.
+ *   done  id of the thread's last finished attempt (release after all unlinks).
+ * A dependency is an attempt id; it is satisfied when done[thread] >= id. Whoever makes
+ * an attempt abort (cascade, re-update) kills it before publishing its own `done`, so a
+ * waiter that sees all its predecessors done and is not killed may commit.
+ *
+ * Update (paper 3.3.1): seal the attempt's open entry (copy its image into `snap`, the
+ * speculative unlock happens at the attempt's next access or at commit, since the
+ * generic layer does not tell when the writes to a row are over); latch; wait while an
+ * overlapping entry is still OPEN; build the image from the committed row plus, per
+ * column, the latest overlapping entry's snapshot; record those owners as predecessors;
+ * append an OPEN entry; unlatch.
+ * Re-update: a write after sealing is found at commit (image != snapshot) and kills the
+ * overlapping entries after ours (AR_REUPDATE); an upgrade (SER read -> write, write ->
+ * delete) kills them at once.
+ * Commit: seal; deadlock step; pre-commit wait (every predecessor done, not killed);
+ * RUNNING -> COMMITTING; txn_publish (all entries still linked); per entry: latch,
+ * re-update check, install (seqlock), unlink, unlatch; done = id.
+ * Abort: per linked entry: latch, kill the overlapping entries after it (AR_CASCADE),
+ * unlink, unlatch; done = id. Nothing was installed, so nothing is rolled back.
+ * Lock order: one row latch at a time; no wait while holding one.
+ */
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include "cc/txn.h"
+#include "storage/wait.h"
+#include "cc/waits_for.h"
+#include "storage/mem.h"
+
+#define RCC_DL_COMMIT 0
+#define RCC_DL_EAGER 1
+#define RCC_DL_WOUND 2
+#define RCC_RC 0
+#define RCC_RR 1
+#define RCC_SER 2
+
+#ifndef RCC_DEADLOCK
+#define RCC_DEADLOCK RCC_DL_COMMIT
+#endif
+#ifndef RCC_COLUMNAR
+#define RCC_COLUMNAR 0
+#endif
+#ifndef RCC_ISO
+#define RCC_ISO RCC_RR
+#endif
+#if RCC_DEADLOCK < RCC_DL_COMMIT || RCC_DEADLOCK > RCC_DL_WOUND
+#error "RCC_DEADLOCK must be RCC_DL_COMMIT, RCC_DL_EAGER or RCC_DL_WOUND"
+#endif
+#if RCC_COLUMNAR != 0 && RCC_COLUMNAR != 1
+#error "RCC_COLUMNAR must be 0 or 1"
+#endif
+#if RCC_ISO < RCC_RC || RCC_ISO > RCC_SER
+#error "RCC_ISO must be RCC_RC, RCC_RR or RCC_SER"
+#endif
+
+#define NAME_DL_0 ""
+#define NAME_DL_1 "-D"
+#define NAME_DL_2 "-W"
+#define NAME_COL_0 ""
+#define NAME_COL_1 "-C"
+#define NAME_ISO_0 "/RC"
+#define NAME_ISO_1 "/RR"
+#define NAME_ISO_2 "/SER"
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+
+const char cc_alg_name[] =
+    "RCC" CAT(NAME_DL_, RCC_DEADLOCK) CAT(NAME_COL_, RCC_COLUMNAR) CAT(NAME_ISO_, RCC_ISO);
+const bool cc_alg_serializable = RCC_ISO == RCC_SER;
+
+static const bool SER = RCC_ISO == RCC_SER;
+static const bool COLUMNAR = RCC_COLUMNAR;
+
+enum { ENT_OPEN = 1, ENT_READ = 2, ENT_DELETE = 4 };
+enum { PH_RUNNING = 0, PH_COMMITTING = 1, PH_KILLED = 2 };
+enum { KR_CASCADE = 0, KR_REUPDATE = 1, KR_WOUNDED = 2 };
+#define ACC_LINKED 1 /* a->cc_flags: a->cc_a is a linked struct rcc_entry */
+
+struct rcc_entry {
+    struct rcc_entry *prev, *next;
+    uint64_t owner, ts;
+    colmask_t cols;
+    unsigned char *snap;
+    uint32_t flags;
+};
+
+struct rcc_row {
+    _Atomic uint32_t latch;
+    _Atomic uint64_t version;
+    struct rcc_entry *head, *tail;
+};
+_Static_assert(sizeof(struct rcc_row) <= CC_META_SIZE, "rcc: CC_META_SIZE too small");
+
+struct rcc_thread {
+    alignas(CACHE_LINE) _Atomic uint64_t word;
+    _Atomic uint64_t done;
+    /* owner only */
+    uint64_t ts;
+    uint64_t *dep_of; /* per thread: the attempt of it this attempt depends on, or 0 */
+    int *deps;        /* threads with dep_of set, ndeps of them */
+    int ndeps;
+    uint64_t *ids;    /* scratch for wf_set */
+    int open;         /* index of the access whose entry is OPEN, or -1 */
+};
+
+static struct rcc_thread *thr;
+static int nthreads;
+static _Atomic uint64_t next_ts = 1; /* relaxed: only uniqueness and order matter */
+
+static inline int thread_of(uint64_t id) { return (int)(id >> 40) - 1; }
+static inline struct rcc_row *rrow(struct row *r) { return (struct rcc_row *)(void *)r->cc; }
+static inline struct rcc_entry *ent(const struct access *a)
+{
+    return (struct rcc_entry *)(uintptr_t)a->cc_a;
+}
+
+/* ---- latch and committed-row seqlock ---- */
+
+static inline void latch(struct rcc_row *m)
+{
+    unsigned rounds = 0;
+    for (;;) {
+        uint32_t z = 0;
+        /* acquire: pairs with unlatch's release store */
+        if (atomic_load_explicit(&m->latch, memory_order_relaxed) == 0 &&
+            atomic_compare_exchange_weak_explicit(&m->latch, &z, 1, memory_order_acquire,
+                                                  memory_order_relaxed))
+            return;
+        wait_round(&rounds);
+    }
+}
+
+static inline void unlatch(struct rcc_row *m)
+{
+    atomic_store_explicit(&m->latch, 0, memory_order_release); /* pairs with latch */
+}
+
+/* Consistent copy of the committed row without the latch (RC/RR plain reads). */
+static void read_committed(struct row *r, unsigned char *dst, uint32_t size)
+{
+    struct rcc_row *m = rrow(r);
+    unsigned rounds = 0;
+    for (;;) {
+        /* acquire: pairs with install_end's release store */
+        uint64_t v = atomic_load_explicit(&m->version, memory_order_acquire);
+        if (!(v & 1)) {
+            /* acquire (each word): pairs with the installer's release stores, so a copy
+             * that saw an installed word sees the odd version on the re-load (no fences:
+             * ThreadSanitizer does not model them) */
+            const _Atomic uint64_t *src = (const _Atomic uint64_t *)(const void *)r->data;
+            uint64_t *d = (uint64_t *)(void *)dst;
+            for (uint32_t i = 0; i < size / 8; i++)
+                d[i] = atomic_load_explicit(&src[i], memory_order_acquire);
+            if (atomic_load_explicit(&m->version, memory_order_relaxed) == v)
+                return;
+        }
+        wait_round(&rounds);
+    }
+}
+
+static inline void install_begin(struct rcc_row *m)
+{
+    uint64_t v = atomic_load_explicit(&m->version, memory_order_relaxed); /* latched */
+    /* relaxed: the release stores of the install order it before the new words */
+    atomic_store_explicit(&m->version, v + 1, memory_order_relaxed);
+}
+
+/* Installs the whole image (release stores: see read_committed). */
+static void install_all(struct row *r, const unsigned char *img, uint32_t size)
+{
+    _Atomic uint64_t *dst = (_Atomic uint64_t *)(void *)r->data;
+    const uint64_t *s = (const uint64_t *)(const void *)img;
+    for (uint32_t i = 0; i < size / 8; i++)
+        atomic_store_explicit(&dst[i], s[i], memory_order_release);
+}
+
+static inline void install_end(struct rcc_row *m)
+{
+    uint64_t v = atomic_load_explicit(&m->version, memory_order_relaxed); /* latched */
+    atomic_store_explicit(&m->version, v + 1, memory_order_release); /* read_committed */
+}
+
+/* Byte range [lo, hi) of column c (its writer id included when verifying). */
+static inline void col_range(const struct schema *s, int c, uint32_t *lo, uint32_t *hi)
+{
+    *lo = s->cols[c].off - (s->verify ? WID_SIZE : 0);
+    *hi = s->cols[c].off + s->cols[c].size;
+}
+
+/* Installs columns `cols` of img into the row, word by word (other columns' bytes of a
+ * shared word are kept: they are stable, every installer holds the latch). */
+static void install_cols(struct row *r, const unsigned char *img, colmask_t cols)
+{
+    const struct schema *s = &r->table->schema;
+    _Atomic uint64_t *dst = (_Atomic uint64_t *)(void *)r->data;
+    while (cols) {
+        int c = __builtin_ctzll(cols);
+        cols &= cols - 1;
+        uint32_t lo, hi;
+        col_range(s, c, &lo, &hi);
+        for (uint32_t w = lo / 8; w * 8 < hi; w++) {
+            uint64_t cur = atomic_load_explicit(&dst[w], memory_order_relaxed);
+            unsigned char b[8];
+            memcpy(b, &cur, 8);
+            for (uint32_t k = 0; k < 8; k++)
+                if (w * 8 + k >= lo && w * 8 + k < hi)
+                    b[k] = img[w * 8 + k];
+            memcpy(&cur, b, 8);
+            atomic_store_explicit(&dst[w], cur, memory_order_release); /* read_committed */
+        }
+    }
+}
+
+static void copy_cols(const struct schema *s, unsigned char *dst, const unsigned char *src,
+                      colmask_t cols)
+{
+    while (cols) {
+        int c = __builtin_ctzll(cols);
+        cols &= cols - 1;
+        uint32_t lo, hi;
+        col_range(s, c, &lo, &hi);
+        memcpy(dst + lo, src + lo, hi - lo);
+    }
+}
+
+static inline colmask_t all_cols(const struct row *r)
+{
+    int n = r->table->schema.ncols;
+    return n == 64 ? COLS_ALL : COL_BIT(n) - 1;
+}
+
+/* The column set of an access. The generic layer does not pass the columns to
+ * cc_access, so every access claims all columns (RCC-C then differs from RCC only in
+ * its column-wise install); see the report for the interface change this needs. */
+static inline colmask_t access_cols(const struct row *r) { return all_cols(r); }
+
+static inline bool overlap(colmask_t a, colmask_t b) { return !COLUMNAR || (a & b); }
+
+/* ---- attempts: kill, check, dependencies ---- */
+
+/* Kills attempt `victim` unless it is committing or over; true if it is (now) killed. */
+static bool kill(uint64_t victim, int why)
+{
+    struct rcc_thread *v = &thr[thread_of(victim)];
+    uint64_t w = atomic_load(&v->word);
+    while ((w >> 4) == victim) {
+        if ((w >> 2 & 3) != PH_RUNNING)
+            return (w >> 2 & 3) == PH_KILLED;
+        /* seq_cst: pairs with the victim's loads of its word (killed_reason) */
+        if (atomic_compare_exchange_weak(&v->word, &w, victim << 4 | PH_KILLED << 2 | why))
+            return true;
+    }
+    return false;
+}
+
+/* AR_COUNT if the attempt is not killed, else why. */
+static enum abort_reason killed_reason(const struct txn *t)
+{
+    uint64_t w = atomic_load(&thr[t->thread_id].word); /* seq_cst: pairs with kill */
+    if ((w >> 2 & 3) != PH_KILLED)
+        return AR_COUNT;
+    switch (w & 3) {
+    case KR_REUPDATE: return AR_REUPDATE;
+    case KR_WOUNDED: return AR_WOUNDED;
+    default: return AR_CASCADE;
+    }
+}
+
+static inline bool is_done(uint64_t id)
+{
+    /* acquire: pairs with finish's release store: the finished attempt's kills and
+     * installs happened before */
+    return atomic_load_explicit(&thr[thread_of(id)].done, memory_order_acquire) >= id;
+}
+
+/* Records that the attempt depends on `id`; true if the edge is new. */
+static bool add_dep(struct rcc_thread *p, uint64_t id)
+{
+    int j = thread_of(id);
+    if (p->dep_of[j] >= id)
+        return false;
+    if (!p->dep_of[j])
+        p->deps[p->ndeps++] = j;
+    p->dep_of[j] = id;
+    return true;
+}
+
+/* Kills the overlapping entries after e (their owners read a version e's owner is
+ * withdrawing or changing). Latch held. */
+static void kill_after(const struct rcc_entry *e, int why)
+{
+    for (const struct rcc_entry *s = e->next; s; s = s->next)
+        if (overlap(s->cols, e->cols))
+            kill(s->owner, why);
+}
+
+static void unlink_entry(struct rcc_row *m, struct rcc_entry *e)
+{
+    if (e->prev)
+        e->prev->next = e->next;
+    else
+        m->head = e->next;
+    if (e->next)
+        e->next->prev = e->prev;
+    else
+        m->tail = e->prev;
+}
+
+/* ---- interface ---- */
+
+void cc_init(int n)
+{
+    nthreads = n;
+    thr = mem_alloc_aligned(CACHE_LINE, (size_t)n * sizeof(*thr));
+    for (int i = 0; i < n; i++) {
+        atomic_init(&thr[i].word, 0);
+        atomic_init(&thr[i].done, 0);
+    }
+    if (RCC_DEADLOCK != RCC_DL_WOUND)
+        wf_init(n);
+}
+
+void cc_fini(void)
+{
+    if (RCC_DEADLOCK != RCC_DL_WOUND)
+        wf_fini();
+    mem_free(thr);
+    thr = NULL;
+}
+
+void cc_thread_init(struct txn *t)
+{
+    struct rcc_thread *p = &thr[t->thread_id];
+    p->ts = 0;
+    p->dep_of = mem_zalloc((size_t)nthreads * sizeof(*p->dep_of));
+    p->deps = mem_alloc((size_t)nthreads * sizeof(*p->deps));
+    p->ids = mem_alloc((size_t)nthreads * sizeof(*p->ids));
+    p->ndeps = 0;
+    p->open = -1;
+    t->cc = p;
+}
+
+void cc_thread_fini(struct txn *t)
+{
+    struct rcc_thread *p = t->cc;
+    mem_free(p->dep_of);
+    mem_free(p->deps);
+    mem_free(p->ids);
+    t->cc = NULL;
+}
+
+void cc_row_init(struct row *r)
+{
+    struct rcc_row *m = rrow(r);
+    atomic_init(&m->latch, 0);
+    atomic_init(&m->version, 0);
+    m->head = m->tail = NULL;
+}
+
+void cc_begin(struct txn *t, bool retry)
+{
+    struct rcc_thread *p = t->cc;
+    if (RCC_DEADLOCK == RCC_DL_WOUND && !retry)
+        p->ts = atomic_fetch_add_explicit(&next_ts, 1, memory_order_relaxed);
+    for (int i = 0; i < p->ndeps; i++)
+        p->dep_of[p->deps[i]] = 0;
+    p->ndeps = 0;
+    p->open = -1;
+    /* seq_cst: killers CAS on this word naming the new id only after they found one of
+     * this attempt's entries, i.e. after this store */
+    atomic_store(&p->word, t->id << 4 | PH_RUNNING << 2);
+}
+
+/* Speculative unlock: publishes the image of the attempt's OPEN entry as its snapshot. */
+static void seal_open(struct txn *t)
+{
+    struct rcc_thread *p = t->cc;
+    if (p->open < 0)
+        return;
+    struct access *a = &t->acc[p->open];
+    p->open = -1;
+    struct rcc_entry *e = ent(a);
+    uint32_t size = a->row->table->schema.data_size;
+    unsigned char *snap = txn_alloc(t, size);
+    memcpy(snap, a->data, size);
+    struct rcc_row *m = rrow(a->row);
+    latch(m);
+    e->snap = snap;
+    e->flags &= ~(uint32_t)ENT_OPEN;
+    unlatch(m);
+}
+
+/* Eager deadlock check (RCC-D) after the new edges p->ids[0..n). */
+static bool eager_cycle(struct txn *t, int n)
+{
+    struct rcc_thread *p = t->cc;
+    uint64_t s = txn_timer_start();
+    for (int i = 0; i < n; i++)
+        wf_add(t->thread_id, t->id, p->ids[i]);
+    bool cycle = wf_cycle(t->thread_id, t->id);
+    txn_deadlock_done(t, s);
+    return cycle;
+}
+
+/* Leaves e's chain on abort: kills the dependants, unlinks. */
+static void leave(struct row *r, struct rcc_entry *e)
+{
+    struct rcc_row *m = rrow(r);
+    latch(m);
+    kill_after(e, KR_CASCADE);
+    unlink_entry(m, e);
+    unlatch(m);
+}
+
+/* A new chain entry for access a (write, delete, or an SER speculative read). */
+static enum rc append(struct txn *t, struct access *a, enum access_type type)
+{
+    struct rcc_thread *p = t->cc;
+    struct row *r = a->row;
+    struct rcc_row *m = rrow(r);
+    const struct schema *s = &r->table->schema;
+    colmask_t cols = access_cols(r);
+    unsigned char *img = txn_alloc(t, s->data_size);
+    struct rcc_entry *e = txn_alloc(t, sizeof(*e));
+    unsigned rounds = 0;
+    uint64_t wait_start = 0;
+    for (;;) {
+        latch(m);
+        bool wait = false;
+        for (struct rcc_entry *x = m->tail; x; x = x->prev) {
+            if (!overlap(x->cols, cols))
+                continue;
+            if (x->flags & ENT_DELETE) {
+                unlatch(m);
+                if (wait_start)
+                    txn_wait_done(t, wait_start);
+                return txn_fail(t, AR_CONFLICT); /* being deleted: retry later */
+            }
+            if (RCC_DEADLOCK == RCC_DL_WOUND && x->ts > p->ts) {
+                kill(x->owner, KR_WOUNDED); /* a committing one just finishes */
+                wait = true;
+            }
+            if (x->flags & ENT_OPEN)
+                wait = true;
+        }
+        if (!wait)
+            break;
+        unlatch(m);
+        if (!wait_start)
+            wait_start = txn_timer_start();
+        enum abort_reason why = killed_reason(t);
+        if (why != AR_COUNT) {
+            txn_wait_done(t, wait_start);
+            return txn_fail(t, why);
+        }
+        wait_round(&rounds);
+    }
+    /* latched: build the image from the committed row and the chain */
+    int nnew = 0;
+    memcpy(img, r->data, s->data_size);
+    colmask_t need = cols;
+    for (struct rcc_entry *x = m->tail; x && need; x = x->prev) {
+        colmask_t ov = COLUMNAR ? x->cols & need : need;
+        if (!ov)
+            continue;
+        copy_cols(s, img, x->snap, ov);
+        if (add_dep(p, x->owner))
+            p->ids[nnew++] = x->owner;
+        need &= ~ov;
+    }
+    *e = (struct rcc_entry){.prev = m->tail, .next = NULL, .owner = t->id, .ts = p->ts,
+                            .cols = cols, .snap = NULL, .flags = 0};
+    if (type == ACC_READ) {
+        e->flags = ENT_READ;
+        e->snap = img; /* never written while the access is a read */
+    } else {
+        e->flags = ENT_OPEN | (type == ACC_DELETE ? ENT_DELETE : 0);
+    }
+    if (m->tail)
+        m->tail->next = e;
+    else
+        m->head = e;
+    m->tail = e;
+    unlatch(m);
+    if (wait_start)
+        txn_wait_done(t, wait_start);
+    a->cc_a = (uintptr_t)e;
+    a->cc_flags |= ACC_LINKED;
+    a->data = img;
+    a->in_place = 0;
+    a->type = (uint8_t)type;
+    if (type != ACC_READ)
+        p->open = (int)(a - t->acc);
+    if (RCC_DEADLOCK == RCC_DL_EAGER && nnew && eager_cycle(t, nnew)) {
+        /* a failed new access is dropped by the generic layer: leave the chain now */
+        leave(r, e);
+        a->cc_flags &= (uint16_t)~ACC_LINKED;
+        p->open = -1;
+        return txn_fail(t, AR_DEADLOCK);
+    }
+    return RC_OK;
+}
+
+/* Upgrade of a linked entry (SER read -> write/delete, write -> delete): the version
+ * its successors read is about to change, so they abort. */
+static enum rc upgrade(struct txn *t, struct access *a, enum access_type type)
+{
+    struct rcc_thread *p = t->cc;
+    struct rcc_entry *e = ent(a);
+    struct rcc_row *m = rrow(a->row);
+    latch(m);
+    kill_after(e, KR_REUPDATE);
+    if (e->flags & ENT_READ) {
+        e->flags = ENT_OPEN;
+        e->snap = NULL;
+        p->open = (int)(a - t->acc);
+    }
+    if (type == ACC_DELETE)
+        e->flags |= ENT_DELETE;
+    unlatch(m);
+    a->type = (uint8_t)type;
+    return RC_OK;
+}
+
+enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
+{
+    struct rcc_thread *p = t->cc;
+    if (type == ACC_INSERT) {
+        a->type = ACC_INSERT;
+        a->data = a->row->data;
+        a->in_place = 1;
+        return RC_OK;
+    }
+    if (p->open >= 0 && &t->acc[p->open] != a)
+        seal_open(t);
+    enum abort_reason why = killed_reason(t);
+    if (why != AR_COUNT)
+        return txn_fail(t, why);
+    if (type == ACC_READ && !SER) { /* plain read of the committed row */
+        uint32_t size = a->row->table->schema.data_size;
+        a->data = txn_alloc(t, size);
+        read_committed(a->row, a->data, size);
+        a->in_place = 0;
+        a->type = ACC_READ;
+        return RC_OK;
+    }
+    if (a->cc_flags & ACC_LINKED)
+        return upgrade(t, a, type);
+    return append(t, a, type);
+}
+
+/* Marks the attempt finished (after every entry left its chain). */
+static void finish(struct txn *t)
+{
+    if (RCC_DEADLOCK != RCC_DL_WOUND)
+        wf_clear(t->thread_id);
+    /* release: pairs with is_done's acquire load */
+    atomic_store_explicit(&thr[t->thread_id].done, t->id, memory_order_release);
+}
+
+/* Pre-commit: waits until every predecessor is done; fails if killed meanwhile. */
+static enum rc precommit(struct txn *t)
+{
+    struct rcc_thread *p = t->cc;
+    if (RCC_DEADLOCK == RCC_DL_COMMIT && p->ndeps) {
+        uint64_t s = txn_timer_start();
+        int n = 0;
+        for (int i = 0; i < p->ndeps; i++)
+            if (!is_done(p->dep_of[p->deps[i]]))
+                p->ids[n++] = p->dep_of[p->deps[i]];
+        bool cycle = false;
+        if (n) {
+            wf_set(t->thread_id, t->id, p->ids, n);
+            cycle = wf_cycle(t->thread_id, t->id);
+        }
+        txn_deadlock_done(t, s);
+        if (cycle)
+            return txn_fail(t, AR_DEADLOCK);
+    }
+    uint64_t s = txn_timer_start();
+    for (int i = 0; i < p->ndeps; i++) {
+        uint64_t id = p->dep_of[p->deps[i]];
+        unsigned rounds = 0;
+        while (!is_done(id)) {
+            if (killed_reason(t) != AR_COUNT)
+                break;
+            wait_round(&rounds);
+        }
+    }
+    txn_precommit_done(t, s);
+    uint64_t w = t->id << 4 | PH_RUNNING << 2;
+    /* seq_cst: decides against a concurrent kill's CAS on the same word */
+    if (!atomic_compare_exchange_strong(&p->word, &w, t->id << 4 | PH_COMMITTING << 2))
+        return txn_fail(t, killed_reason(t));
+    return RC_OK;
+}
+
+enum rc cc_commit(struct txn *t)
+{
+    seal_open(t);
+    if (precommit(t) != RC_OK)
+        return RC_ABORT;
+    txn_publish(t); /* every entry still linked: successors still depend on us */
+    for (uint32_t i = 0; i < t->nacc; i++) {
+        struct access *a = &t->acc[i];
+        if (!(a->cc_flags & ACC_LINKED))
+            continue;
+        struct rcc_entry *e = ent(a);
+        struct row *r = a->row;
+        struct rcc_row *m = rrow(r);
+        uint32_t size = r->table->schema.data_size;
+        latch(m);
+        if (a->type == ACC_WRITE && a->wmask) {
+            if (e->next && memcmp(e->snap, a->data, size) != 0)
+                kill_after(e, KR_REUPDATE); /* written after successors read it */
+            install_begin(m);
+            if (COLUMNAR)
+                install_cols(r, a->data, a->wmask);
+            else
+                install_all(r, a->data, size);
+            install_end(m);
+        }
+        unlink_entry(m, e);
+        unlatch(m);
+        a->cc_flags &= (uint16_t)~ACC_LINKED;
+    }
+    finish(t);
+    return RC_OK;
+}
+
+void cc_abort(struct txn *t)
+{
+    struct rcc_thread *p = t->cc;
+    p->open = -1;
+    for (uint32_t i = 0; i < t->nacc; i++) {
+        struct access *a = &t->acc[i];
+        if (a->cc_flags & ACC_LINKED) {
+            leave(a->row, ent(a));
+            a->cc_flags &= (uint16_t)~ACC_LINKED;
+        }
+    }
+    finish(t);
+}
