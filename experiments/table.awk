@@ -34,6 +34,9 @@ function median(list,    a, n, i, j, t) {
                           num("rows"), num("fields"), num("field-size"))
     else if (wl == "synth")
         setting = sprintf("synth len %s distance %s", num("len"), num("distance"))
+    else if (wl == "tpcc")
+        setting = sprintf("tpcc %s wh %s%s", str("mix"), num("warehouses"),
+                          $0 ~ /"partition-by-warehouse":true/ ? " partitioned" : "")
     else if (wl == "bank")
         setting = sprintf("bank accounts %s hot %s", num("accounts"), num("hot-accounts"))
     k = setting SUBSEP num("threads") SUBSEP str("variant")
