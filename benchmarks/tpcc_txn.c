@@ -226,7 +226,9 @@ static enum rc payment(struct txn *t, const struct tpcc_query *q)
     colmask_t ccols = C(C_ID) | C(C_FIRST) | C(C_MIDDLE) | C(C_LAST) | C(C_STREET_1) |
                       C(C_STREET_2) | C(C_CITY) | C(C_STATE) | C(C_ZIP) | C(C_PHONE) |
                       C(C_SINCE) | C(C_CREDIT) | C(C_CREDIT_LIM) | C(C_DISCOUNT) |
-                      C(C_BALANCE) | C(C_YTD_PAYMENT) | C(C_PAYMENT_CNT);
+                      C(C_BALANCE) | C(C_YTD_PAYMENT) | C(C_PAYMENT_CNT) |
+                      C(C_DATA); /* written for bad credit: declared with the others, as
+                                  * column-level algorithms need (cc.h) */
     if (txn_read_for_update(t, cr, ccols, &img) != RC_OK)
         return RC_ABORT;
     int32_t c_id = tpcc_get32(T_CUSTOMER, img, C_ID);

@@ -70,7 +70,10 @@ struct row *txn_lookup(struct txn *t, struct table *tab, uint64_t key);
 /* Reads columns `cols` of row r; *img is the row image to read them from (valid until
  * the transaction ends; use col_ptr from storage/table.h). */
 enum rc txn_read(struct txn *t, struct row *r, colmask_t cols, const unsigned char **img);
-/* Like txn_read, with the intention to write (exclusive access, SELECT FOR UPDATE). */
+/* Like txn_read, with the intention to write (exclusive access, SELECT FOR UPDATE).
+ * `cols` must include every column the transaction will write in this row: column-level
+ * algorithms (RCC-C) track dependencies on the declared columns and stop the run on a
+ * write outside them. */
 enum rc txn_read_for_update(struct txn *t, struct row *r, colmask_t cols,
                             const unsigned char **img);
 /* Writes column c of row r (gaining write access first if the transaction lacks it). */

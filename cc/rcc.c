@@ -48,6 +48,8 @@
  * Lock order: one row latch at a time; no wait while holding one.
  */
 #include <stdalign.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <stdatomic.h>
 #include <string.h>
 
@@ -258,10 +260,26 @@ static inline colmask_t all_cols(const struct row *r)
     return n == 64 ? COLS_ALL : COL_BIT(n) - 1;
 }
 
-/* The column set of an access. The generic layer does not pass the columns to
- * cc_access, so every access claims all columns (RCC-C then differs from RCC only in
- * its column-wise install); see the report for the interface change this needs. */
-static inline colmask_t access_cols(const struct row *r) { return all_cols(r); }
+/* The column set of an access: for RCC-C the columns the transaction declared (the read
+ * set of txn_read_for_update / an SER read, the written column of a blind write, all
+ * for a delete); every column for record-level RCC. */
+static inline colmask_t access_cols(const struct txn *t, const struct row *r)
+{
+    return COLUMNAR ? t->req_cols & all_cols(r) : all_cols(r);
+}
+
+/* RCC-C's contract with workloads: every column a transaction writes was declared when
+ * it gained write access to the row (txn_read_for_update's columns); a write outside
+ * them would escape dependency tracking, so it stops the run. */
+static void check_declared(const struct row *r, colmask_t declared, colmask_t used)
+{
+    if (COLUMNAR && (used & ~declared)) {
+        fprintf(stderr, "%s: table %s: column %d written without being declared in "
+                        "txn_read_for_update\n",
+                cc_alg_name, r->table->name, __builtin_ctzll(used & ~declared));
+        exit(1);
+    }
+}
 
 static inline bool overlap(colmask_t a, colmask_t b) { return !COLUMNAR || (a & b); }
 
@@ -448,7 +466,7 @@ static enum rc append(struct txn *t, struct access *a, enum access_type type)
     struct row *r = a->row;
     struct rcc_row *m = rrow(r);
     const struct schema *s = &r->table->schema;
-    colmask_t cols = access_cols(r);
+    colmask_t cols = access_cols(t, r);
     unsigned char *img = txn_alloc(t, s->data_size);
     struct rcc_entry *e = txn_alloc(t, sizeof(*e));
     unsigned rounds = 0;
@@ -537,7 +555,11 @@ static enum rc upgrade(struct txn *t, struct access *a, enum access_type type)
     struct rcc_thread *p = t->cc;
     struct rcc_entry *e = ent(a);
     struct rcc_row *m = rrow(a->row);
+    if (type != ACC_DELETE)
+        check_declared(a->row, e->cols, access_cols(t, a->row));
     latch(m);
+    if (type == ACC_DELETE) /* a delete covers the whole row */
+        e->cols = all_cols(a->row);
     kill_after(e, KR_REUPDATE);
     if (e->flags & ENT_READ) {
         e->flags = ENT_OPEN;
@@ -638,6 +660,7 @@ enum rc cc_commit(struct txn *t)
         struct row *r = a->row;
         struct rcc_row *m = rrow(r);
         uint32_t size = r->table->schema.data_size;
+        check_declared(r, e->cols, a->wmask);
         latch(m);
         if (a->type == ACC_WRITE && a->wmask) {
             if (e->next && memcmp(e->snap, a->data, size) != 0)

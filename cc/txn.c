@@ -201,6 +201,7 @@ static ALWAYS_INLINE enum rc read_as(struct txn *t, struct row *r, colmask_t col
                               const unsigned char **img, enum access_type type)
 {
     struct access *a;
+    t->req_cols = cols;
     if (acc_get(t, r, type, &a) != RC_OK)
         return RC_ABORT;
     if (t->hist)
@@ -226,6 +227,7 @@ enum rc txn_write(struct txn *t, struct row *r, int c, const void *value)
     struct access *a = t->nacc ? &t->acc[t->nacc - 1] : NULL;
     /* fast path: a read-modify-write writes the row it accessed last */
     if (t->aborted || !a || a->row != r || a->type < ACC_WRITE) {
+        t->req_cols = COL_BIT(c);
         if (acc_get(t, r, ACC_WRITE, &a) != RC_OK)
             return RC_ABORT;
     }
@@ -252,6 +254,7 @@ enum rc txn_insert(struct txn *t, struct table *tab, uint64_t key, struct row **
         return RC_ABORT;
     struct row *r = table_new_row(tab, key);
     cc_row_init(r);
+    t->req_cols = COLS_ALL;
     struct access *a = acc_new(t, r, NULL);
     if (cc_access(t, a, ACC_INSERT) != RC_OK) {
         t->nacc--;
@@ -271,6 +274,7 @@ enum rc txn_delete(struct txn *t, struct row *r)
         atomic_store_explicit(&r->deleted, 1, memory_order_relaxed);
         return RC_OK;
     }
+    t->req_cols = COLS_ALL;
     if (acc_get(t, r, ACC_DELETE, &a) != RC_OK)
         return RC_ABORT;
     t->npublish++;

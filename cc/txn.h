@@ -60,6 +60,10 @@ struct txn {
     uint64_t counter;
     uint64_t ts;               /* algorithm-owned timestamp */
     uint64_t lookups;          /* index look-ups so far (index-time sampling) */
+    colmask_t req_cols;        /* columns of the access cc_access is asked for: the read
+                                * set of a read (for update), the written column of a
+                                * write without one, all columns for inserts and deletes
+                                * (column-level algorithms use it) */
     struct access *acc;
     uint32_t nacc, acc_cap;
     struct acc_slot *slots;    /* open addressing, 2 * acc_cap entries */
