@@ -125,18 +125,10 @@ void cc_begin(struct txn *t, bool retry)
 
 enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
 {
-    if (a->type != ACC_NONE) { /* upgrade: keep the copy (or the private insert) */
-        a->type = (uint8_t)type;
+    if (occ_access_private(a, type)) /* upgrade or insert */
         return RC_OK;
-    }
     struct row *r = a->row;
     a->type = (uint8_t)type;
-    if (type == ACC_INSERT) { /* private until commit: written in place, no TID yet */
-        a->data = r->data;
-        a->in_place = 1;
-        a->cc_a = 0;
-        return RC_OK;
-    }
     uint32_t size = r->table->schema.data_size;
     a->data = txn_alloc(t, size);
     _Atomic uint64_t *w = row_tid(r);

@@ -111,6 +111,22 @@ static inline void row_install_relaxed(struct row *r, const unsigned char *img, 
         atomic_store_explicit(&dst[i], s[i], memory_order_relaxed);
 }
 
+/* The part of an optimistic algorithm's cc_access that needs no protocol: an upgrade
+ * keeps the private copy (or the private insert); an insert is written in place, since
+ * the row is invisible until commit. True when it handled the access. */
+static inline bool occ_access_private(struct access *a, enum access_type type)
+{
+    if (a->type == ACC_NONE && type != ACC_INSERT)
+        return false;
+    if (a->type == ACC_NONE) {
+        a->data = a->row->data;
+        a->in_place = 1;
+        a->cc_a = a->cc_b = 0;
+    }
+    a->type = (uint8_t)type;
+    return true;
+}
+
 /* Installs the columns an optimistic writer wrote (a->wmask) from its private image into
  * the row, with relaxed word stores; the caller holds the row's write lock and has
  * validated that the image's other columns equal the row's, so words shared with a
