@@ -2,7 +2,7 @@
 #   release  build/bin/rundb-<variant>          -O2 -g, jemalloc
 #   asan     build/asan/bin/rundb-<variant>     AddressSanitizer + UBSan (system malloc)
 #   tsan     build/tsan/bin/rundb-<variant>     ThreadSanitizer (system malloc)
-# Targets: all (release), run (main job), test, bench, asan, tsan, unit, deps, clean.
+# Targets: all (release), run (main job), test, bench, figures, asan, tsan, unit, deps, clean.
 # Make variables: INDEX=own|tbb (hash index), VARIANT=<name> (build just one), STATS=0|1.
 
 CC := gcc
@@ -72,7 +72,7 @@ INDEX_SRC_own := storage/index_hash.c
 INDEX_SRC_tbb := storage/index_tbb_hash.cpp
 INDEX_SRCS := $(INDEX_SRC_$(INDEX)) storage/index_tbb_ordered.cpp
 
-.PHONY: all run test bench asan tsan unit deps clean
+.PHONY: all run test bench figures asan tsan unit deps clean
 all: $(foreach v,$(VARIANTS),$(B)/bin/rundb-$(v))
 
 # Generic code is compiled once per (flavor, CC_META_SIZE): it never depends on the
@@ -179,10 +179,14 @@ run:
 	@tests/install_deps.sh && $(MAKE) --no-print-directory -j$(NPROC) all && experiments/default.sh
 
 test:
-	@tests/install_deps.sh && $(MAKE) --no-print-directory -j$(NPROC) all asan tsan unit && tests/run.sh
+	@tests/install_deps.sh plots cluster && $(MAKE) --no-print-directory -j$(NPROC) all asan tsan unit && tests/run.sh
 
 bench:
 	@tests/install_deps.sh && $(MAKE) --no-print-directory -j$(NPROC) all && experiments/bench.sh
+
+# Every spec of experiments/specs at the quick scale, every figure into results/figures.
+figures:
+	@tests/install_deps.sh plots && $(MAKE) --no-print-directory -j$(NPROC) all && experiments/figures.sh
 
 clean:
 	rm -rf build

@@ -4,7 +4,8 @@
 #   variant of config/variants.tsv: YCSB theta 0.99 with 8 threads and --verify (history
 #   check), the bank workload with --verify (money conserved), TPC-C with --check and
 #   --verify (tests/tpcc_test.sh), YCSB and bank under ThreadSanitizer, and one
-#   AddressSanitizer run.
+#   AddressSanitizer run; the sweep runner (spec validation, resume, failures, GNU
+#   parallel, a one-node SLURM cluster) and the plot scripts.
 # Ends with "N passed, N failed"; exit status 1 if anything failed.
 set -u
 cd "$(dirname "$0")/.."
@@ -37,6 +38,10 @@ done
 
 echo "== command-line tests"
 run "cli bad input" 120 tests/cli_test.sh build/bin/rundb-no-wait
+
+echo "== sweep runner and plots"
+run "runner (tests/test_runner.py)" 600 /usr/bin/python3 -m unittest tests/test_runner.py
+run "plots (tests/test_plots.py)" 300 /usr/bin/python3 -m unittest tests/test_plots.py
 
 variants=$(awk '!/^#/ && NF {print $1}' config/variants.tsv)
 ycsb_hot="--workload ycsb --theta 0.99 --rows 1000 --read-ratio 0.5 --fields 4 --field-size 16"

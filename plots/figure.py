@@ -1,0 +1,568 @@
+"""The data side of a spec's [[plot]] sections (see experiments/specs/FORMAT.md).
+
+validate_plots() checks the sections before anything runs; load_results() reads a
+results.jsonl that may still be appended to; plot_data() groups result lines by point,
+takes medians and min/max over repetitions, applies filter, ratio_to and scale_y and
+orders series and x values; caption() writes the figure's caption line. Standard library
+only, so the sweep runner can import it; plots/plot.py does the drawing.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+import statistics
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+KINDS = ("line", "bar", "stacked", "table")
+
+STR, BOOL, NUM = "a string", "a boolean", "a number"
+STRLIST, TABLE, TABLES = "an array of strings", "a table", "an array of tables"
+
+COMMON_KEYS = {"name": STR, "kind": STR, "title": STR, "caption": STR,
+               "filter": TABLE, "ratio_to": TABLE, "scale_y": NUM}
+AXES_KEYS = {"x": STR, "series": STRLIST, "xlabel": STR, "ylabel": STR,
+             "logx": BOOL, "logy": BOOL}
+KIND_KEYS = {
+    "line": {**AXES_KEYS, "y": STR},
+    "bar": {**AXES_KEYS, "y": STR},
+    "stacked": {**AXES_KEYS, "components": STRLIST, "labels": STRLIST, "normalize": BOOL},
+    "table": {"rows": STRLIST, "columns": TABLES},
+}
+REQUIRED = {"line": ("x", "y"), "bar": ("x", "y"), "stacked": ("x", "components"),
+            "table": ("rows", "columns")}
+COLUMN_KEYS = {"label": STR, "y": STR, "format": STR}
+NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+
+
+class PlotError(Exception):
+    """A [[plot]] section that is wrong, or cannot be drawn from the results."""
+
+
+class ResultsError(Exception):
+    """A results file that is missing or holds nothing for the spec."""
+
+
+# ---------------------------------------------------------------- validation
+
+
+def toml_type(value) -> str:
+    """The TOML name of a value's type, for messages."""
+    for kind, name in ((bool, "boolean"), (int, "integer"), (float, "float"),
+                       (str, "string"), (list, "array"), (dict, "table")):
+        if isinstance(value, kind):
+            return name
+    return type(value).__name__
+
+
+def is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def type_ok(value, expected: str) -> bool:
+    checks = {
+        STR: lambda v: isinstance(v, str),
+        BOOL: lambda v: isinstance(v, bool),
+        NUM: is_number,
+        STRLIST: lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v),
+        TABLE: lambda v: isinstance(v, dict),
+        TABLES: lambda v: isinstance(v, list) and all(isinstance(x, dict) for x in v),
+    }
+    return checks[expected](value)
+
+
+def type_error(where: str, key: str, value, expected: str) -> str:
+    shown = json.dumps(value) if isinstance(value, (str, int, float, bool)) else ""
+    return f"{where}: '{key}' must be {expected}, not {toml_type(value)} {shown}".rstrip()
+
+
+def unknown_key(where: str, key: str, allowed) -> str:
+    close = difflib.get_close_matches(key, list(allowed), n=1)
+    hint = f" (did you mean '{close[0]}'?)" if close else ""
+    return f"{where}: unknown key '{key}'{hint}"
+
+
+def plot_where(index: int, plot) -> str:
+    """How messages name a plot: 1-based position in the spec, and its name."""
+    name = plot.get("name") if isinstance(plot, dict) else None
+    return f"plot[{index}] ({name})" if isinstance(name, str) else f"plot[{index}]"
+
+
+def point_params(spec: dict) -> set[str] | None:
+    """The point parameters a spec defines (variant, case, grid and derived keys), or
+    None for a bare dict of [[plot]] sections (no [run], [grid] or [cases])."""
+    if not any(isinstance(spec.get(k), dict) for k in ("run", "grid", "cases")):
+        return None
+    quick = spec.get("quick") if isinstance(spec.get("quick"), dict) else {}
+    names = {"variant"}
+    for table in (spec, quick):
+        for key in ("grid", "derive"):
+            if isinstance(table.get(key), dict):
+                names |= set(table[key])
+        if table.get("cases"):
+            names.add("case")
+    return names
+
+
+def validate_plots(spec: dict) -> list[str]:
+    """Every problem with spec["plot"] as one message each; [] when it is fine.
+
+    Messages name the section as plot[N] (1-based, in file order) and its name. When the
+    spec has a [grid], x, series, rows, filter and ratio_to must name point parameters.
+    """
+    plots = spec.get("plot", [])
+    if not isinstance(plots, list) or not all(isinstance(p, dict) for p in plots):
+        return ["plot: must be an array of tables ([[plot]] sections)"]
+    errors, seen = [], {}
+    params = point_params(spec)
+    for index, plot in enumerate(plots, 1):
+        where = plot_where(index, plot)
+        errors += validate_plot(plot, where, params)
+        name = plot.get("name")
+        if isinstance(name, str):
+            if name in seen:
+                errors.append(f"{where}: name '{name}' is also used by plot[{seen[name]}]")
+            seen.setdefault(name, index)
+    return errors
+
+
+def validate_plot(plot: dict, where: str, params: set[str] | None) -> list[str]:
+    kind = plot.get("kind")
+    if "kind" not in plot:
+        return [f"{where}: missing key 'kind' (one of {', '.join(KINDS)})"]
+    if kind not in KINDS:
+        return [f"{where}: unknown kind {json.dumps(kind)} (one of {', '.join(KINDS)})"]
+    allowed = {**COMMON_KEYS, **KIND_KEYS[kind]}
+    errors = []
+    for key in ("name", *REQUIRED[kind]):
+        if key not in plot:
+            errors.append(f"{where}: missing key '{key}' (required for kind '{kind}')")
+    for key, value in plot.items():
+        if key not in allowed:
+            errors.append(unknown_key(where, key, allowed))
+        elif not type_ok(value, allowed[key]):
+            errors.append(type_error(where, key, value, allowed[key]))
+    if errors:
+        return errors
+    errors += check_values(plot, where, kind)
+    if params is not None:
+        errors += check_params(plot, where, params)
+    return errors
+
+
+def check_values(plot: dict, where: str, kind: str) -> list[str]:
+    """Checks beyond key names and types."""
+    errors = []
+    if not NAME_RE.fullmatch(plot["name"]):
+        errors.append(f"{where}: 'name' must be letters, digits, '_', '-' or '.' "
+                      "(it names the output files)")
+    for key in ("y", "components"):
+        paths = plot.get(key, [])
+        for path in [paths] if isinstance(paths, str) else paths:
+            if not path or "" in path.split("."):
+                errors.append(f"{where}: '{key}' has a bad dotted path {json.dumps(path)}")
+    if kind == "stacked":
+        if not plot["components"]:
+            errors.append(f"{where}: 'components' is empty")
+        if "labels" in plot and len(plot["labels"]) != len(plot["components"]):
+            errors.append(f"{where}: 'labels' has {len(plot['labels'])} entries, "
+                          f"'components' {len(plot['components'])}")
+    if kind in ("bar", "stacked") and plot.get("logx"):
+        errors.append(f"{where}: 'logx' needs a numeric x axis (kind 'line'), "
+                      f"not kind '{kind}'")
+    if plot.get("x") in plot.get("series", []):
+        errors.append(f"{where}: '{plot['x']}' is both 'x' and in 'series'")
+    if kind == "table":
+        errors += check_columns(plot, where)
+    for key in ("filter", "ratio_to"):
+        for param, value in plot.get(key, {}).items():
+            wanted = "an array of values" if key == "filter" else "a string, number or boolean"
+            ok = (isinstance(value, list) and value
+                  and all(isinstance(v, (str, int, float)) for v in value)
+                  if key == "filter" else isinstance(value, (str, int, float)))
+            if not ok:
+                errors.append(type_error(where, f"{key}.{param}", value, wanted))
+    if plot.get("scale_y") == 0:
+        errors.append(f"{where}: 'scale_y' must not be 0")
+    return errors
+
+
+def check_columns(plot: dict, where: str) -> list[str]:
+    errors = []
+    if not plot["columns"]:
+        errors.append(f"{where}: 'columns' is empty")
+    if not plot["rows"]:
+        errors.append(f"{where}: 'rows' is empty")
+    for number, column in enumerate(plot["columns"], 1):
+        at = f"{where} column[{number}]"
+        for key in ("label", "y"):
+            if key not in column:
+                errors.append(f"{at}: missing key '{key}'")
+        for key, value in column.items():
+            if key not in COLUMN_KEYS:
+                errors.append(unknown_key(at, key, COLUMN_KEYS))
+            elif not type_ok(value, COLUMN_KEYS[key]):
+                errors.append(type_error(at, key, value, COLUMN_KEYS[key]))
+        if isinstance(column.get("format"), str):
+            try:
+                format(1.5, column["format"])
+            except ValueError:
+                errors.append(f"{at}: 'format' {json.dumps(column['format'])} is not a "
+                              "Python format spec for numbers (e.g. \".1f\", \".2%\")")
+        if isinstance(column.get("y"), str) and "" in column["y"].split("."):
+            errors.append(f"{at}: 'y' has a bad dotted path {json.dumps(column['y'])}")
+    return errors
+
+
+def check_params(plot: dict, where: str, params: set[str]) -> list[str]:
+    """Names that must be point parameters of the spec's grid."""
+    used = [("x", plot.get("x"))]
+    used += [("series", n) for n in plot.get("series", [])]
+    used += [("rows", n) for n in plot.get("rows", [])]
+    used += [("filter", n) for n in plot.get("filter", {})]
+    used += [("ratio_to", n) for n in plot.get("ratio_to", {})]
+    known = ", ".join(sorted(params))
+    return [f"{where}: {key} '{name}' is not a point parameter (known: {known})"
+            for key, name in used if name is not None and name not in params]
+
+
+# ---------------------------------------------------------------- results
+
+
+def warn(message: str) -> None:
+    print(f"plot: warning: {message}", file=sys.stderr)
+
+
+def load_results(path: Path) -> list[dict]:
+    """The result objects of a JSON-lines file, in file order.
+
+    A last line that does not parse is a line still being appended and is skipped
+    silently; a bad line elsewhere is skipped with a warning. Later lines for the same
+    point and repetition replace earlier ones.
+    """
+    try:
+        text = Path(path).read_bytes().decode("utf-8", errors="replace")
+    except FileNotFoundError:
+        raise ResultsError(f"{path}: no such results file") from None
+    except OSError as error:
+        raise ResultsError(f"{path}: {error.strerror}") from None
+    lines = text.split("\n")
+    results = {}
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            result = json.loads(line)
+        except json.JSONDecodeError:
+            if number < len(lines):
+                warn(f"{path}:{number}: not a JSON line; skipped")
+            continue
+        if isinstance(result, dict) and isinstance(result.get("point"), dict):
+            key = (point_key(result["point"]), result.get("rep"), result.get("scale"))
+            results.pop(key, None)
+            results[key] = result
+        else:
+            warn(f"{path}:{number}: not a result line (no \"point\" object); skipped")
+    return list(results.values())
+
+
+def select_results(results: list[dict], spec_name: str, scale: str | None = None,
+                   source: str = "results") -> list[dict]:
+    """The lines of one spec and one scale (default: the scale of the newest line)."""
+    mine = [r for r in results if r.get("spec", spec_name) == spec_name]
+    if not mine:
+        raise ResultsError(f"{source}: no result lines for spec '{spec_name}'")
+    scales = list(dict.fromkeys(r.get("scale") for r in mine))
+    if scale is None:
+        scale = mine[-1].get("scale")
+        if len(scales) > 1:
+            warn(f"{source} holds scales {', '.join(map(str, scales))}; "
+                 f"drawing '{scale}' (the newest; choose with --scale)")
+    chosen = [r for r in mine if r.get("scale") == scale]
+    if not chosen:
+        raise ResultsError(f"{source}: no result lines for spec '{spec_name}' at scale "
+                           f"'{scale}' (have: {', '.join(map(str, scales))})")
+    return chosen
+
+
+def point_key(point: dict) -> tuple:
+    return tuple(sorted((k, tuple(v) if isinstance(v, list) else v)
+                        for k, v in point.items()))
+
+
+def value_text(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def point_text(point: dict) -> str:
+    return ",".join(f"{k}={value_text(v)}" for k, v in sorted(point.items()))
+
+
+def get_path(result: dict, path: str, where: str) -> float:
+    """The number at a dotted path of a result line; PlotError names what is missing."""
+    value = result
+    parts = path.split(".")
+    for depth, part in enumerate(parts):
+        if not isinstance(value, dict) or part not in value:
+            raise PlotError(missing_path(result, path, parts[:depth], value, where))
+        value = value[part]
+    if not is_number(value):
+        raise PlotError(f"{where}: '{path}' is {json.dumps(value)[:40]}, not a number "
+                        f"(point {point_text(result['point'])}, rep {result.get('rep')})")
+    return float(value)
+
+
+def missing_path(result: dict, path: str, found: list[str], value, where: str) -> str:
+    at = f"point {point_text(result['point'])}, rep {result.get('rep')}"
+    parent = ".".join(found) or "the result line"
+    if not isinstance(value, dict):
+        return f"{where}: path '{path}' not in the result line ({at}): {parent} is not an object"
+    keys = [".".join(found + [k]) for k in value]
+    close = difflib.get_close_matches(".".join(found + [path.split(".")[len(found)]]), keys, n=1)
+    hint = f"; did you mean '{close[0]}'?" if close else ""
+    shown = ", ".join(list(value)[:12]) + (", ..." if len(value) > 12 else "")
+    return f"{where}: path '{path}' not in the result line ({at}); {parent} has: {shown}{hint}"
+
+
+# ---------------------------------------------------------------- aggregation
+
+
+@dataclass(frozen=True)
+class Stat:
+    """Median, minimum and maximum of one quantity over a point's repetitions."""
+    median: float
+    lo: float
+    hi: float
+    n: int
+
+    @classmethod
+    def of(cls, values: list[float]) -> "Stat":
+        return cls(statistics.median(values), min(values), max(values), len(values))
+
+    def scaled(self, factor: float) -> "Stat":
+        low, high = sorted((self.lo * factor, self.hi * factor))
+        return Stat(self.median * factor, low, high, self.n)
+
+
+@dataclass
+class Series:
+    """One series: its label, the values of the series parameters, and its cells."""
+    label: str
+    key: tuple
+    cells: dict          # x value (a tuple of row values for tables) -> [Stat per path]
+
+
+@dataclass
+class PlotData:
+    """What one [[plot]] draws."""
+    plot: dict
+    where: str
+    kind: str
+    paths: list[str]     # y, the components, or the table columns' y
+    labels: list[str]    # one per path
+    xs: list             # x values (tables: tuples of row values) in drawing order
+    series: list[Series]
+    results: list[dict]  # the result lines drawn (after filter)
+
+    @property
+    def name(self) -> str:
+        return self.plot["name"]
+
+
+def apply_filter(plot: dict, results: list[dict], where: str) -> list[dict]:
+    kept = results
+    for param, allowed in plot.get("filter", {}).items():
+        if not any(param in r["point"] for r in results):
+            raise PlotError(f"{where}: filter '{param}' is not a point parameter "
+                            f"of the results (have: {', '.join(sorted(results[0]['point']))})")
+        kept = [r for r in kept if r["point"].get(param) in allowed]
+    return kept
+
+
+def check_present(plot: dict, results: list[dict], names: list[str], where: str) -> None:
+    have = set().union(*(r["point"] for r in results))
+    for name in names:
+        if name not in have:
+            raise PlotError(f"{where}: '{name}' is not a point parameter of the results "
+                            f"(have: {', '.join(sorted(have))})")
+
+
+def point_stats(plot: dict, results: list[dict], paths: list[str], where: str) -> dict:
+    """point key -> (point, [Stat per path]) after ratio_to and scale_y."""
+    groups = {}
+    for result in results:
+        groups.setdefault(point_key(result["point"]), []).append(result)
+    stats = {}
+    for key, lines in groups.items():
+        stats[key] = (lines[0]["point"],
+                      [Stat.of([get_path(r, p, where) for r in lines]) for p in paths])
+    if "ratio_to" in plot:
+        stats = ratios(plot["ratio_to"], stats, where)
+    factor = plot.get("scale_y", 1)
+    return {k: (point, [s.scaled(factor) for s in row]) for k, (point, row) in stats.items()}
+
+
+def ratios(reference: dict, stats: dict, where: str) -> dict:
+    """Each point's stats divided by the median of its reference point; the reference
+    points themselves are dropped."""
+    out = {}
+    for key, (point, row) in stats.items():
+        if all(point.get(k) == v for k, v in reference.items()):
+            continue
+        ref_point = {**point, **reference}
+        ref = stats.get(point_key(ref_point))
+        if ref is None:
+            warn(f"{where}: no results for reference point {point_text(ref_point)}; "
+                 f"{point_text(point)} left out")
+            continue
+        if any(s.median == 0 for s in ref[1]):
+            warn(f"{where}: reference point {point_text(ref_point)} has median 0; "
+                 f"{point_text(point)} left out")
+            continue
+        out[key] = (point, [s.scaled(1 / r.median) for s, r in zip(row, ref[1])])
+    return out
+
+
+def order_values(values: list, canonical: list | None = None) -> list:
+    """Distinct values: numeric order when all are numbers, else the spec's order
+    (its variants or grid list) and then order of first appearance."""
+    unique = list(dict.fromkeys(values))
+    if all(is_number(v) for v in unique):
+        return sorted(unique)
+    known = [v for v in canonical or [] if v in unique]
+    return known + [v for v in unique if v not in known]
+
+
+def spec_orders(spec: dict) -> dict[str, list]:
+    """Each point parameter's values in the order the spec lists them."""
+    orders = {}
+    run = spec.get("run") if isinstance(spec.get("run"), dict) else {}
+    if isinstance(run.get("variants"), list):
+        orders["variant"] = list(run["variants"])
+    quick = spec.get("quick") if isinstance(spec.get("quick"), dict) else {}
+    for cases in (spec.get("cases"), quick.get("cases")):
+        if isinstance(cases, dict):
+            orders.setdefault("case", []).extend(cases)
+    for grid in (spec.get("grid"), quick.get("grid")):
+        for name, values in (grid or {}).items():
+            if isinstance(values, list):
+                orders.setdefault(name, []).extend(values)
+    return orders
+
+
+def order_keys(keys: list[tuple], names: list[str], orders: dict) -> list[tuple]:
+    """Distinct tuples of parameter values, ordered parameter by parameter."""
+    ranks = []
+    for i, name in enumerate(names):
+        ordered = order_values([k[i] for k in keys], orders.get(name))
+        ranks.append({v: r for r, v in enumerate(ordered)})
+    unique = list(dict.fromkeys(keys))
+    return sorted(unique, key=lambda k: tuple(ranks[i][v] for i, v in enumerate(k)))
+
+
+def series_label(names: list[str], values: tuple) -> str:
+    """'rcc' or 'rcc, len=64': strings as they are, other values as name=value."""
+    return ", ".join(v if isinstance(v, str) else f"{n}={value_text(v)}"
+                     for n, v in zip(names, values))
+
+
+def plot_paths(plot: dict) -> tuple[list[str], list[str]]:
+    kind = plot["kind"]
+    if kind == "table":
+        return [c["y"] for c in plot["columns"]], [c["label"] for c in plot["columns"]]
+    if kind == "stacked":
+        paths = plot["components"]
+        return paths, plot.get("labels") or [p.split(".")[-1] for p in paths]
+    label = plot["y"]
+    if "ratio_to" in plot:
+        reference = plot["ratio_to"]
+        label += " relative to " + series_label(list(reference), tuple(reference.values()))
+    return [plot["y"]], [plot.get("ylabel", label)]
+
+
+def plot_data(spec: dict, index: int, results: list[dict]) -> PlotData:
+    """Aggregate the results for the index-th (1-based) [[plot]] of a validated spec."""
+    plot = spec["plot"][index - 1]
+    where = plot_where(index, plot)
+    kind = plot["kind"]
+    paths, labels = plot_paths(plot)
+    x_names = plot["rows"] if kind == "table" else [plot["x"]]
+    s_names = [] if kind == "table" else plot.get("series", [])
+    results = [r for r in results if isinstance(r.get("point"), dict)]
+    if results:
+        check_present(plot, results, x_names + s_names + list(plot.get("ratio_to", {})), where)
+    results = apply_filter(plot, results, where) if results else results
+    stats = point_stats(plot, results, paths, where)
+    cells = arrange(stats, s_names, x_names, where)
+    if kind == "stacked" and plot.get("normalize"):
+        cells = {cell: normalized(row) for cell, row in cells.items()}
+    orders = spec_orders(spec)
+    s_keys = order_keys([s for s, _ in cells], s_names, orders)
+    x_keys = order_keys([x for _, x in cells], x_names, orders)
+    xs = x_keys if kind == "table" else [k[0] for k in x_keys]
+    series = []
+    for s_key in s_keys:
+        row = {(x if kind == "table" else x[0]): cells[(s_key, x)]
+               for x in x_keys if (s_key, x) in cells}
+        series.append(Series(series_label(s_names, s_key), s_key, row))
+    return PlotData(plot, where, kind, paths, labels, xs, series, results)
+
+
+def normalized(row: list[Stat]) -> list[Stat]:
+    """A stacked bar's components as fractions of the sum of their medians."""
+    total = sum(s.median for s in row)
+    return [s.scaled(1 / total) for s in row] if total else row
+
+
+def arrange(stats: dict, s_names: list[str], x_names: list[str], where: str) -> dict:
+    """(series values, x values) -> [Stat per path]; two points on one cell is an error."""
+    cells, owners = {}, {}
+    for point, row in stats.values():
+        cell = (tuple(point.get(n) for n in s_names), tuple(point.get(n) for n in x_names))
+        if cell in owners:
+            other = owners[cell]
+            differ = sorted(k for k in set(point) | set(other) if point.get(k) != other.get(k))
+            raise PlotError(f"{where}: points {point_text(other)} and {point_text(point)} "
+                            f"fall on the same series and x; add {', '.join(differ)} to "
+                            "'series' or select one with 'filter'")
+        owners[cell] = point
+        cells[cell] = row
+    return cells
+
+
+# ---------------------------------------------------------------- caption
+
+
+def caption(spec: dict, data: PlotData, note: str | None = None) -> str:
+    """The caption line: spec description, the plot's caption, repetitions, and the
+    scale/thread note (given, or derived from the result lines)."""
+    parts = [spec.get("description", "").strip().rstrip("."), data.plot.get("caption", "")]
+    counts = sorted({s.n for series in data.series for row in series.cells.values()
+                     for s in row})
+    if counts:
+        runs = str(counts[0]) if len(counts) == 1 else f"{counts[0]}-{counts[-1]}"
+        word = "run" if runs == "1" else "runs"
+        bars = "" if data.kind == "table" else ", bars min-max"
+        parts.append(f"median of {runs} {word}{bars}")
+    parts.append(derived_note(data.results) if note is None else note)
+    return "; ".join(p.strip() for p in parts if p and p.strip())
+
+
+def derived_note(results: list[dict]) -> str:
+    notes = []
+    scales = sorted({str(r["scale"]) for r in results if r.get("scale") not in (None, "full")})
+    if scales:
+        notes.append(f"scale {', '.join(scales)}")
+    over = [r for r in results if r.get("oversubscribed_by_spec") or r.get("oversubscribed")]
+    if over:
+        cores = sorted({r.get("machine", {}).get("cores") for r in over} - {None})
+        count = "/".join(map(str, cores)) if cores else "?"
+        notes.append(f"threads > cores ({count} cores): oversubscribed points")
+    return "; ".join(notes)
