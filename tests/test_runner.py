@@ -255,19 +255,73 @@ class Sweep(RunnerCase):
 @unittest.skipUnless(shutil.which("parallel"), "GNU parallel is not installed")
 class Parallel(RunnerCase):
     def test_local_host_gives_the_same_points(self):
+        os.environ["PARALLEL_HOME"] = str(self.tmp / "parallel-home")
         path = self.write_spec(spec_text(reps=1))
         hosts = self.tmp / "hosts"
         hosts.write_text("# this machine, without ssh\n:\n")
         r = self.run_cli("--hosts", hosts, path)
         self.assertEqual(r.returncode, 0, r.stderr)
-        remote = {(x["point_id"], x["rep"]) for x in self.lines()}
-        local_dir = self.tmp / "local"
-        subprocess.run([str(RUN), "--no-build", "--results-dir", str(local_dir), str(path)], cwd=ROOT,
-                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        local = [json.loads(x) for x in (local_dir / "t" / "results.jsonl").read_text().splitlines()]
-        self.assertEqual(remote, {(x["point_id"], x["rep"]) for x in local})
-        self.assertEqual(len(self.lines()), 4)
-        self.assertTrue(all(x["throughput"] > 0 for x in self.lines()))
+        assert_same_points(self, self.lines(), local_run(self.tmp, path))
+
+
+def local_run(tmp: Path, path: Path) -> list:
+    """The result lines of a plain local run of the spec at path."""
+    local_dir = tmp / "local"
+    subprocess.run([str(RUN), "--no-build", "--results-dir", str(local_dir), str(path)],
+                   cwd=ROOT, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return [json.loads(x) for x in (local_dir / path.stem / "results.jsonl").read_text().splitlines()]
+
+
+def assert_same_points(case, got: list, local: list) -> None:
+    """Same points and repetitions, each once, with the same configuration."""
+    key = lambda x: (x["point_id"], x["rep"], x["config_key"])  # noqa: E731
+    case.assertEqual(len(got), len(local))
+    case.assertEqual(sorted(map(key, got)), sorted(map(key, local)))
+    for x in got:
+        case.assertGreater(x["throughput"], 0)
+        case.assertEqual(x["config"]["run"]["threads"], x["point"]["threads"])
+
+
+SLURM = ROOT / "tests" / "slurm_local.sh"
+
+
+@unittest.skipUnless(shutil.which("sbatch") and shutil.which("slurmctld"), "SLURM is not installed")
+class Slurm(RunnerCase):
+    """A one-node SLURM cluster on this machine (tests/slurm_local.sh), started and
+    stopped by the test: an sbatch array gives the same results a local run gives."""
+
+    def setUp(self):
+        super().setUp()
+        self.cluster = Path(tempfile.mkdtemp(prefix="slurm-", dir="/tmp"))
+        self.addCleanup(self.stop_cluster)
+        r = subprocess.run([str(SLURM), "start", str(self.cluster)], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True, timeout=180)
+        self.assertEqual(r.returncode, 0, r.stdout[-3000:])
+        self.env = {**os.environ, "SLURM_CONF": str(self.cluster / "slurm.conf")}
+
+    def stop_cluster(self):
+        subprocess.run([str(SLURM), "stop", str(self.cluster)], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, timeout=120)
+        shutil.rmtree(self.cluster, ignore_errors=True)
+
+    def test_job_array_gives_the_same_points(self):
+        path = self.write_spec(spec_text(reps=1))
+        dry = subprocess.run([str(RUN), "--no-build", "--results-dir", str(self.results),
+                              "--slurm-dry-run", str(path)], cwd=ROOT, env=self.env,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.assertEqual(dry.returncode, 0, dry.stderr)
+        script = (self.results / "t" / "slurm" / "job.sh").read_text()
+        self.assertIn("#SBATCH --array=0-3", script)
+        self.assertIn("#SBATCH --exclusive", script)
+        self.assertEqual(self.lines(), [], "--slurm-dry-run must not run anything")
+        r = subprocess.run([str(RUN), "--no-build", "--results-dir", str(self.results),
+                            "--slurm", "--slurm-wait", str(path)], cwd=ROOT, env=self.env,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           timeout=600)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("submitted job array", r.stderr)
+        assert_same_points(self, self.lines(), local_run(self.tmp, path))
+        self.assertIn("threads=2,variant=silo", r.stdout)  # the summary after --slurm-wait
 
 
 if __name__ == "__main__":
