@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "benchmarks/progress.h"
 #include "benchmarks/workload.h"
 #include "storage/index.h"
 #include "storage/table.h"
@@ -35,7 +36,10 @@ static void load_part(int i, void *arg)
         int64_t b = INITIAL_BALANCE;
         memcpy(col_ptr(&accounts->schema, row->data, col_balance), &b, sizeof(b));
         idx_hash_insert(accounts->primary, k, row);
+        if ((k - lo) % PROGRESS_BATCH == PROGRESS_BATCH - 1)
+            progress_add(PROGRESS_BATCH);
     }
+    progress_add((hi - lo) % PROGRESS_BATCH);
 }
 
 static void bank_load(const struct options *o)
@@ -45,6 +49,7 @@ static void bank_load(const struct options *o)
     col_balance = schema_add(&s, "balance", COL_INT64, 8);
     schema_seal(&s);
     accounts = table_create("accounts", &s, o->accounts, true);
+    progress_phase("load", "rows", o->accounts);
     parallel_for(o->threads, load_part, (void *)o);
 }
 

@@ -4,12 +4,19 @@
  * (acquire): WARMUP -> MEASURE -> STOP. A worker resets its stats the first time it sees
  * MEASURE and stops at the first query boundary after STOP; so commits of the measured
  * window are counted, give or take the one transaction each worker has in flight at each
- * edge. The window length is the main thread's time between the two stores. */
+ * edge. The window length is the main thread's time between the two stores.
+ *
+ * Meanwhile the main thread samples the commits: each worker publishes the number of
+ * queries it committed so far (never reset) in a cache line of its own, with relaxed
+ * stores, and the main thread sums them every few milliseconds for the progress line and
+ * at every --series-interval for the throughput series. The transactions themselves write
+ * nothing shared for it. */
 #include "benchmarks/driver.h"
 
 #include <numa.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdalign.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <sys/prctl.h>
@@ -17,6 +24,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "benchmarks/progress.h"
 #include "cc/clock.h"
 #include "storage/wait.h"
 #include "storage/mem.h"
@@ -34,6 +42,10 @@ struct worker {
     struct type_result types[MAX_TXN_TYPES];
     struct hist_log *hist;
     double gen_s;
+    /* queries committed so far, in every phase: written by the worker only, read by the
+     * main thread (relaxed both: a count, nothing is published with it); alone in its
+     * cache line, as the struct is line-aligned and this is its last member */
+    alignas(CACHE_LINE) _Atomic uint64_t committed;
 };
 
 static _Atomic int phase;
@@ -122,6 +134,10 @@ __attribute__((noinline)) bool driver_run_query(struct worker *wk, struct txn *t
             return false;
     }
     wk->types[type].commits++;
+    /* relaxed: see struct worker; a plain load, this thread is the only writer */
+    atomic_store_explicit(&wk->committed,
+                          atomic_load_explicit(&wk->committed, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
     latency_add(&wk->types[type].lat, clock_ticks() - start);
     return true;
 }
@@ -150,8 +166,12 @@ static void *worker_main(void *arg)
     size_t qsize = (w->query_size(o) + 15) & ~(size_t)15;
     uint64_t nq = o->queries_per_thread;
     unsigned char *queries = mem_alloc(qsize * nq);
-    for (uint64_t i = 0; i < nq; i++)
+    for (uint64_t i = 0; i < nq; i++) {
         w->gen_query(queries + i * qsize, &rng, wk->id, o);
+        if (i % PROGRESS_BATCH == PROGRESS_BATCH - 1)
+            progress_add(PROGRESS_BATCH);
+    }
+    progress_add(nq % PROGRESS_BATCH);
     wk->gen_s = clock_now_s() - g0;
     struct rng brng;
     rng_seed(&brng, o->seed ^ 0xBAC0FFull, (uint64_t)wk->id);
@@ -191,6 +211,78 @@ static void sleep_s(double s)
         ;
 }
 
+/* The main thread's sampling of the workers' commit counts (see the top). */
+struct sampler {
+    const struct worker *wk;
+    int n;
+    struct series *s;
+    double t0;     /* warm-up start */
+    double last_s; /* end of the series' last interval (t0 at first) */
+    uint64_t last; /* commits then */
+};
+
+#define SAMPLER_SLICE_S 0.02 /* the longest sleep between looks at the clock */
+
+static uint64_t commits_now(const struct sampler *sm)
+{
+    uint64_t c = 0;
+    for (int i = 0; i < sm->n; i++) /* relaxed: see struct worker */
+        c += atomic_load_explicit(&sm->wk[i].committed, memory_order_relaxed);
+    return c;
+}
+
+/* Ends a series interval at `now`. */
+static void sample(struct sampler *sm, double now)
+{
+    struct series *s = sm->s;
+    uint64_t c = commits_now(sm);
+    if (s->n == s->cap) {
+        s->cap = s->cap ? 2 * s->cap : 64;
+        s->t_s = mem_realloc(s->t_s, s->cap * sizeof(*s->t_s));
+        s->commits_per_s = mem_realloc(s->commits_per_s, s->cap * sizeof(*s->commits_per_s));
+    }
+    s->t_s[s->n] = now - sm->t0;
+    s->commits_per_s[s->n] = now > sm->last_s ? (double)(c - sm->last) / (now - sm->last_s) : 0;
+    s->n++;
+    sm->last_s = now;
+    sm->last = c;
+}
+
+/* Sleeps through a phase of len seconds that began at `start`, in short slices: ends a
+ * series interval at each multiple of the interval after `start` (not one within 1% of
+ * an interval of the end: the caller ends the phase's last interval) and shows the
+ * progress line. */
+static void timed_phase(struct sampler *sm, const char *name, double start, double len)
+{
+    double iv = sm->s->interval_s, end = start + len;
+    uint64_t k = 1; /* the next interval end is start + k * iv */
+    progress_timed(true, name, 0, len, commits_now(sm));
+    for (;;) {
+        double now = clock_now_s();
+        if (now >= end)
+            return;
+        double next = start + (double)k * iv;
+        if (now >= next) {
+            if (next < end - 0.01 * iv)
+                sample(sm, now);
+            uint64_t kn = (uint64_t)((now - start) / iv) + 1; /* skip what was overslept */
+            k = kn > k ? kn : k + 1;
+            continue;
+        }
+        progress_timed(false, name, now - start, len, commits_now(sm));
+        double until = next < end ? next : end;
+        sleep_s(until - now < SAMPLER_SLICE_S ? until - now : SAMPLER_SLICE_S);
+    }
+}
+
+void run_result_free(struct run_result *res)
+{
+    mem_free(res->series.t_s);
+    mem_free(res->series.commits_per_s);
+    res->series.t_s = res->series.commits_per_s = NULL;
+    res->series.n = res->series.cap = 0;
+}
+
 void driver_run(const struct workload *w, const struct options *o, struct run_result *res)
 {
     int n = o->threads;
@@ -199,12 +291,15 @@ void driver_run(const struct workload *w, const struct options *o, struct run_re
     memset(res, 0, sizeof(*res));
     res->ncpus = ncpus;
     res->oversubscribed = n > ncpus;
-    if (res->oversubscribed)
+    if (res->oversubscribed) {
+        progress_clear();
         fprintf(stderr, "warning: %d threads on %d CPUs: threads share cores\n", n, ncpus);
+    }
     struct worker *wk = mem_alloc_aligned(CACHE_LINE, (size_t)n * sizeof(*wk));
     memset(wk, 0, (size_t)n * sizeof(*wk));
     atomic_store(&phase, PH_GENERATE);
     atomic_store(&ready, 0);
+    progress_phase("generate", "queries", (uint64_t)n * o->queries_per_thread);
     for (int i = 0; i < n; i++) {
         wk[i].id = i;
         wk[i].cpu = o->pin == PIN_NONE || ncpus == 0 ? -1 : cpus[i % ncpus];
@@ -216,16 +311,28 @@ void driver_run(const struct workload *w, const struct options *o, struct run_re
             exit(1);
         }
     }
-    while (atomic_load(&ready) < n)
+    while (atomic_load(&ready) < n) {
+        progress_tick();
         sleep_s(0.001);
+    }
+    struct sampler sm = {.wk = wk, .n = n, .s = &res->series};
+    res->series.interval_s = o->series_interval_s;
     /* release: workers start after seeing the phase change (acquire) */
     atomic_store_explicit(&phase, PH_WARMUP, memory_order_release);
-    sleep_s(o->warmup_s);
+    sm.t0 = sm.last_s = clock_now_s();
+    if (o->warmup_s > 0)
+        timed_phase(&sm, "warmup", sm.t0, o->warmup_s);
     atomic_store_explicit(&phase, PH_MEASURE, memory_order_release);
     double t0 = clock_now_s();
-    sleep_s(o->duration_s);
+    if (o->warmup_s > 0)
+        sample(&sm, t0);
+    res->series.measure_start_s = t0 - sm.t0;
+    timed_phase(&sm, "measure", t0, o->duration_s);
     atomic_store_explicit(&phase, PH_STOP, memory_order_release);
-    res->window_s = clock_now_s() - t0;
+    double t1 = clock_now_s();
+    res->window_s = t1 - t0;
+    sample(&sm, t1);
+    progress_timed(true, "measure", res->window_s, o->duration_s, commits_now(&sm));
     for (int i = 0; i < n; i++)
         pthread_join(wk[i].th, NULL);
     if (o->verify)

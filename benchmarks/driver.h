@@ -14,6 +14,17 @@ struct type_result {
     struct latency lat; /* ticks, first start to commit (or rollback), retries included */
 };
 
+/* Commit throughput over time, from the start of warm-up to the end of the measured window
+ * (--series-interval): point i covers the time from t_s[i-1] (0 for the first) to t_s[i],
+ * seconds since warm-up started. Warm-up and measured window are cut into intervals
+ * separately (the last of each may be shorter), so measure_start_s, where the measured
+ * window starts, is the end of an interval unless there is no warm-up. */
+struct series {
+    double interval_s, measure_start_s;
+    size_t n, cap;
+    double *t_s, *commits_per_s;
+};
+
 struct run_result {
     double window_s;     /* measured window, seconds */
     double gen_s;        /* query generation (not measured) */
@@ -22,8 +33,11 @@ struct run_result {
     struct txn_stats total;
     struct type_result types[MAX_TXN_TYPES];
     struct hist_log **hist; /* per thread, when verifying (owned by the caller) */
+    struct series series;
 };
 
 void driver_run(const struct workload *w, const struct options *o, struct run_result *res);
+/* Frees what driver_run allocated in res (not hist). */
+void run_result_free(struct run_result *res);
 
 #endif

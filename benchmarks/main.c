@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "benchmarks/driver.h"
+#include "benchmarks/progress.h"
 #include "benchmarks/report.h"
 #include "cc/clock.h"
 #include "storage/mem.h"
@@ -37,6 +38,7 @@ int main(int argc, char **argv)
     const struct workload *w = workload_find(o.workload);
     mem_init();
     clock_calibrate();
+    progress_init(o.quiet);
 
     double t0 = clock_now_s();
     w->load(&o);
@@ -45,6 +47,7 @@ int main(int argc, char **argv)
     cc_init(o.threads);
     struct run_result res;
     driver_run(w, &o, &res);
+    progress_end();
     cc_fini();
     rep.res = &res;
 
@@ -71,5 +74,6 @@ int main(int argc, char **argv)
     if (*o.dump && !w->dump(&o, o.dump, stderr))
         ok = false;
     report_print(&rep);
+    run_result_free(&res);
     return ok ? 0 : 1;
 }

@@ -48,6 +48,11 @@ static const struct opt_def defs[] = {
      "queries generated per thread before timing (replayed in a loop)"},
     {"backoff-max-us", OK_DOUBLE, OFF(backoff_max_us), 0, 1e6, false, "64",
      "cap of the randomised exponential back-off before a retry, microseconds"},
+    {"series-interval", OK_DOUBLE, OFF(series_interval_s), 0.01, 60, false, "1",
+     "seconds between samples of the throughput series (result's \"series\"), from the "
+     "start of warm-up to the end of the measured window"},
+    {"quiet", OK_FLAG, OFF(quiet), 0, 0, false, "off",
+     "no progress lines on stderr (load, query generation, warm-up, measured window)"},
     {"rows", OK_U64, OFF(rows), 1, 1e10, false, "1000000", "ycsb: rows in the table; synth: rows over all partitions"},
     {"fields", OK_INT, OFF(fields), 1, 63, false, "10", "ycsb: fields per row"},
     {"field-size", OK_U64, OFF(field_size), 1, 4096, false, "100", "ycsb: bytes per field"},

@@ -21,6 +21,8 @@ struct options {
     bool verify;
     uint64_t queries_per_thread;
     double backoff_max_us;
+    double series_interval_s;
+    bool quiet;
     /* ycsb */
     uint64_t rows;
     int fields;

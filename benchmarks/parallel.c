@@ -1,15 +1,22 @@
-/* parallel_for: runs a loader function on n threads and waits for them. */
+/* parallel_for: runs a loader function on n threads and waits for them, showing the
+ * progress of the current phase (progress.h) meanwhile. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
+#include "benchmarks/progress.h"
 #include "benchmarks/workload.h"
 #include "storage/mem.h"
+
+#define POLL_NS 10000000L /* the waiting main thread looks at the loaders every 10 ms */
 
 struct pf_arg {
     int i;
     void (*fn)(int, void *);
     void *arg;
+    atomic_int *finished;
 };
 
 static void *pf_main(void *p)
@@ -17,6 +24,9 @@ static void *pf_main(void *p)
     struct pf_arg *a = p;
     mem_thread_init();
     a->fn(a->i, a->arg);
+    /* relaxed: only tells the main thread when to stop polling; pthread_join orders the
+     * loader's writes before what the main thread does next */
+    atomic_fetch_add_explicit(a->finished, 1, memory_order_relaxed);
     return NULL;
 }
 
@@ -24,12 +34,18 @@ void parallel_for(int nthreads, void (*fn)(int i, void *arg), void *arg)
 {
     pthread_t *th = mem_alloc((size_t)nthreads * sizeof(*th));
     struct pf_arg *a = mem_alloc((size_t)nthreads * sizeof(*a));
+    atomic_int finished;
+    atomic_init(&finished, 0);
     for (int i = 0; i < nthreads; i++) {
-        a[i] = (struct pf_arg){i, fn, arg};
+        a[i] = (struct pf_arg){i, fn, arg, &finished};
         if (pthread_create(&th[i], NULL, pf_main, &a[i]) != 0) {
             fprintf(stderr, "cannot create loader thread %d\n", i);
             exit(1);
         }
+    }
+    while (atomic_load_explicit(&finished, memory_order_relaxed) < nthreads) {
+        progress_tick();
+        nanosleep(&(struct timespec){0, POLL_NS}, NULL);
     }
     for (int i = 0; i < nthreads; i++)
         pthread_join(th[i], NULL);

@@ -44,6 +44,19 @@ static void latency_json(FILE *f, const struct latency *l)
             us(latency_quantile(l, 0.999)), us(l->max));
 }
 
+/* "series":{...} and a comma (see struct series). */
+static void series_json(FILE *f, const struct series *s)
+{
+    fprintf(f, "\"series\":{\"interval_s\":%.15g,\"measure_start_s\":%.6f,\"t_s\":[",
+            s->interval_s, s->measure_start_s);
+    for (size_t i = 0; i < s->n; i++)
+        fprintf(f, "%s%.4f", i ? "," : "", s->t_s[i]);
+    fputs("],\"commits_per_s\":[", f);
+    for (size_t i = 0; i < s->n; i++)
+        fprintf(f, "%s%.1f", i ? "," : "", s->commits_per_s[i]);
+    fputs("]},", f);
+}
+
 static double rate(uint64_t aborts, uint64_t commits)
 {
     return aborts + commits ? (double)aborts / (double)(aborts + commits) : 0.0;
@@ -92,9 +105,19 @@ static void write_json(FILE *f, const struct report_in *in)
     fprintf(f, ",\"" #n "_s\":%.6f,\"" #n "_frac\":%.4f", clock_ticks_to_s(st->t_##n),      \
             total ? (double)st->t_##n / (double)total : 0.0);
     STATS_TIMES(TB_JSON_)
+    /* each a part of a component above, as a share of the same total; and the rest of
+     * `wait`, so that ww_wait and other_wait stack to wait */
+    STATS_SUBTIMES(TB_JSON_)
 #undef TB_JSON_
+    uint64_t other_wait = st->t_wait - st->t_ww_wait;
+    fprintf(f, ",\"other_wait_s\":%.6f,\"other_wait_frac\":%.4f", clock_ticks_to_s(other_wait),
+            total ? (double)other_wait / (double)total : 0.0);
     fprintf(f, "},\"reads\":%llu,\"writes\":%llu,", (unsigned long long)st->reads,
             (unsigned long long)st->writes);
+    fprintf(f, "\"updates\":%llu,\"reupdates\":%llu,\"reupdate_rate\":%.6f,",
+            (unsigned long long)st->updates, (unsigned long long)st->reupdates,
+            st->updates ? (double)st->reupdates / (double)st->updates : 0.0);
+    series_json(f, &r->series);
     fprintf(f, "\"config\":{\"compile\":{\"variant\":\"%s\",\"algorithm\":\"%s\","
                "\"variant_flags\":\"%s\",\"cc_meta_size\":%d,\"max_threads\":%d,"
                "\"index\":\"%s\",\"stats\":%d,\"arena_chunk_bytes\":%d,\"wait_spins\":%d},"

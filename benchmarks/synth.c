@@ -6,6 +6,7 @@
  * hinted (txn_last_access) right after its write. */
 #include <string.h>
 
+#include "benchmarks/progress.h"
 #include "benchmarks/workload.h"
 #include "storage/index.h"
 #include "storage/table.h"
@@ -32,7 +33,10 @@ static void load_part(int i, void *arg)
         int64_t v = (int64_t)k;
         memcpy(col_ptr(&synth_table->schema, row->data, col_payload), &v, sizeof(v));
         idx_hash_insert(synth_table->primary, k, row);
+        if ((k - lo) % PROGRESS_BATCH == PROGRESS_BATCH - 1)
+            progress_add(PROGRESS_BATCH);
     }
+    progress_add((hi - lo) % PROGRESS_BATCH);
 }
 
 static void synth_load(const struct options *o)
@@ -47,6 +51,7 @@ static void synth_load(const struct options *o)
         part_rows = (uint64_t)o->len;
     uint64_t total = 1 + part_rows * (uint64_t)o->threads;
     synth_table = table_create("synth", &s, total, true);
+    progress_phase("load", "rows", total);
     parallel_for(o->threads, load_part, (void *)o);
 }
 

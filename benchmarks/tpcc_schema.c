@@ -7,14 +7,18 @@
  * HISTORY row each, 3,000 orders with their lines and the last 900 NEW-ORDER rows; the
  * first district's task also loads the WAREHOUSE row). min(--threads, online CPUs,
  * tasks) loader threads take tasks from a shared counter. Each task seeds its own random
- * stream from (--seed, task), so the data do not depend on the number of loaders. */
+ * stream from (--seed, task), so the data do not depend on the number of loaders.
+ * Progress is counted in whole warehouses: the loader that finishes a warehouse's last
+ * task counts it (progress.h). */
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "benchmarks/progress.h"
 #include "benchmarks/tpcc.h"
+#include "storage/mem.h"
 
 struct tpcc_db tpcc;
 
@@ -350,6 +354,7 @@ struct load_ctx {
     uint64_t seed;
     int ntasks;
     atomic_int next;
+    atomic_int *wh_done; /* per warehouse: its tasks finished */
 };
 
 static void run_task(int task, uint64_t seed)
@@ -379,8 +384,15 @@ static void loader(int i, void *arg)
 {
     (void)i;
     struct load_ctx *ctx = arg;
-    for (int task; (task = atomic_fetch_add(&ctx->next, 1)) < ctx->ntasks;)
+    for (int task; (task = atomic_fetch_add(&ctx->next, 1)) < ctx->ntasks;) {
         run_task(task, ctx->seed);
+        /* relaxed: a count to show progress; the loaded rows are published to the
+         * run by parallel_for's join */
+        if (task >= ITEM_SLICES &&
+            atomic_fetch_add_explicit(&ctx->wh_done[(task - ITEM_SLICES) / TASKS_PER_WH], 1,
+                                      memory_order_relaxed) == TASKS_PER_WH - 1)
+            progress_add(1);
+    }
 }
 
 static struct table *make_table(int tab, bool verify, uint64_t rows)
@@ -422,5 +434,10 @@ void tpcc_load(const struct options *o)
     if (n > ctx.ntasks)
         n = ctx.ntasks;
     atomic_init(&ctx.next, 0);
+    ctx.wh_done = mem_alloc(w * sizeof(*ctx.wh_done));
+    for (uint64_t i = 0; i < w; i++)
+        atomic_init(&ctx.wh_done[i], 0);
+    progress_phase("load", "warehouses", w);
     parallel_for(n, loader, &ctx);
+    mem_free(ctx.wh_done);
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "benchmarks/progress.h"
 #include "benchmarks/workload.h"
 #include "benchmarks/zipf.h"
 #include "storage/index.h"
@@ -49,7 +50,10 @@ static void load_part(int i, void *arg)
             }
         }
         idx_hash_insert(usertable->primary, k, row);
+        if ((k - lo) % PROGRESS_BATCH == PROGRESS_BATCH - 1)
+            progress_add(PROGRESS_BATCH);
     }
+    progress_add((hi - lo) % PROGRESS_BATCH);
 }
 
 static void ycsb_load(const struct options *o)
@@ -64,6 +68,7 @@ static void ycsb_load(const struct options *o)
     schema_seal(&s);
     usertable = table_create("usertable", &s, o->rows, true);
     struct load_arg a = {o};
+    progress_phase("load", "rows", o->rows);
     parallel_for(o->threads, load_part, &a);
     zipf_init(&zipf, o->rows, o->theta);
 }

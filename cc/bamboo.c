@@ -112,11 +112,16 @@ static __attribute__((noinline)) enum rc acquire_slow(struct txn *t, struct lq_r
                                                       uint64_t w)
 {
     struct bb_thread *p = t->cc;
+    /* read before r is queued: then granters may change r->mode (latch rule 1) */
+    bool ex = upgrade || r->mode == LQ_MODE_EX;
     if (lq_bb_enqueue(l, r, upgrade, w) == LQ_GRANTED)
         return RC_OK;
     uint64_t s = txn_timer_start();
     bool ok = lq_wait(r, &p->x.state);
-    txn_wait_done(t, s);
+    if (ex)
+        txn_ww_wait_done(t, s);
+    else
+        txn_wait_done(t, s);
     if (ok)
         return RC_OK;
     if (lq_bb_cancel(l, r) && !upgrade) /* granted meanwhile: give the new lock back */

@@ -34,7 +34,7 @@
  * Update (paper 3.3.1): seal the attempt's open entry (copy its image into `snap`, the
  * speculative unlock happens at the workload's last-access hint (cc_last_access), else
  * at the attempt's next access or at commit); latch; wait while an
- * overlapping entry is still OPEN; build the image from the committed row plus, per
+ * overlapping entry is still OPEN (the write lock wait: ww_wait for writes); build the image from the committed row plus, per
  * column, the latest overlapping entry's snapshot; record those owners as predecessors;
  * append an OPEN entry; unlatch.
  * Re-update: a write after sealing is found at commit (image != snapshot) and kills the
@@ -468,6 +468,16 @@ static void leave(struct row *r, struct rcc_entry *e)
     unlatch(m);
 }
 
+/* Ends a wait of append for an open overlapping entry: the write lock of the paper
+ * (ww_wait) for a write or delete, plain wait for an SER speculative read. */
+static inline void wait_done(struct txn *t, uint64_t start, enum access_type type)
+{
+    if (type == ACC_READ)
+        txn_wait_done(t, start);
+    else
+        txn_ww_wait_done(t, start);
+}
+
 /* A new chain entry for access a (write, delete, or an SER speculative read). */
 static enum rc append(struct txn *t, struct access *a, enum access_type type)
 {
@@ -489,7 +499,7 @@ static enum rc append(struct txn *t, struct access *a, enum access_type type)
             if (x->flags & ENT_DELETE) {
                 unlatch(m);
                 if (wait_start)
-                    txn_wait_done(t, wait_start);
+                    wait_done(t, wait_start, type);
                 return txn_fail(t, AR_CONFLICT); /* being deleted: retry later */
             }
             if (RCC_DEADLOCK == RCC_DL_WOUND && x->ts > p->ts) {
@@ -506,7 +516,7 @@ static enum rc append(struct txn *t, struct access *a, enum access_type type)
             wait_start = txn_timer_start();
         enum abort_reason why = killed_reason(t);
         if (why != AR_COUNT) {
-            txn_wait_done(t, wait_start);
+            wait_done(t, wait_start, type);
             return txn_fail(t, why);
         }
         wait_round(&rounds);
@@ -539,7 +549,7 @@ static enum rc append(struct txn *t, struct access *a, enum access_type type)
     m->tail = e;
     unlatch(m);
     if (wait_start)
-        txn_wait_done(t, wait_start);
+        wait_done(t, wait_start, type);
     a->cc_a = (uintptr_t)e;
     a->cc_flags |= ACC_LINKED;
     a->data = img;

@@ -11,6 +11,7 @@ void txn_stats_add(struct txn_stats *sum, const struct txn_stats *s)
 #define ST_ADD_T_(n) sum->t_##n += s->t_##n;
     STATS_COUNTERS(ST_ADD_)
     STATS_TIMES(ST_ADD_T_)
+    STATS_SUBTIMES(ST_ADD_T_)
 #undef ST_ADD_
 #undef ST_ADD_T_
     for (int i = 0; i < AR_COUNT; i++)

@@ -5,7 +5,16 @@
  * algorithm add to the attempt's wait/precommit/deadlock/index/commit timers; when the
  * attempt commits, those go to the totals and the rest of the attempt to `exec`; when it
  * aborts, the whole attempt goes to `abort` (wasted work). `backoff` is the sleep before a
- * retry. The parts sum to the workers' measured time. */
+ * retry. The parts sum to the workers' measured time. STATS_SUBTIMES are parts of one of
+ * those components, reported beside them and never summed with them.
+ *
+ * Access counters (reads, writes, updates, reupdates) count the accesses of every attempt
+ * of the measured window, committed or aborted. An update is a write-intent access of a row by the
+ * workload: a txn_read_for_update, or a txn_write of a row the attempt had not yet
+ * accessed with write intent (later txn_writes of the row belong to that update). A
+ * re-update is an update of a row whose access already held write intent from an earlier
+ * update of the same attempt (a second txn_read_for_update of it). Rows the attempt
+ * inserted are not updated. */
 #ifndef CC_STATS_H
 #define CC_STATS_H
 
@@ -19,7 +28,9 @@
     X(commits)                                                                               \
     X(aborts)                                                                                \
     X(reads)                                                                                 \
-    X(writes)
+    X(writes)                                                                                \
+    X(updates)                                                                               \
+    X(reupdates)
 
 /* Time components: name (ticks in the struct, seconds in results). */
 #define STATS_TIMES(X)                                                                       \
@@ -31,6 +42,12 @@
     X(commit)                                                                                \
     X(abort)                                                                                 \
     X(backoff)
+
+/* Parts of a component above (committed attempts only, as that component): ww_wait is the
+ * part of `wait` spent waiting for write (exclusive) access to a row, the RCC paper's "WW
+ * lock wait" (2PL's exclusive lock requests and upgrades, Bamboo's, RCC's wait for an
+ * open write entry of the row; optimistic algorithms never wait for it). */
+#define STATS_SUBTIMES(X) X(ww_wait)
 
 /* Abort reasons: enum name, name in results. */
 #define ABORT_REASONS(X)                                                                     \
@@ -57,6 +74,7 @@ struct txn_stats {
     STATS_COUNTERS(ST_FIELD_)
 #define ST_TIME_(n) uint64_t t_##n;
     STATS_TIMES(ST_TIME_)
+    STATS_SUBTIMES(ST_TIME_)
 #undef ST_FIELD_
 #undef ST_TIME_
     uint64_t aborts_by[AR_COUNT];

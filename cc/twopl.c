@@ -159,6 +159,8 @@ static __attribute__((noinline)) enum rc acquire_slow(struct txn *t, struct lq_l
 {
     struct tp_thread *p = t->cc;
     int nblk = 0;
+    /* read before r is queued: then granters may change r->mode (latch rule 1) */
+    bool ex = upgrade || r->mode == LQ_MODE_EX;
     enum lq_rc rc = lq_enqueue(l, r, upgrade, w, POLICY, p->blk, &nblk);
     if (rc == LQ_DIE)
         return txn_fail(t, AR_DIE);
@@ -176,7 +178,10 @@ static __attribute__((noinline)) enum rc acquire_slow(struct txn *t, struct lq_l
     }
     uint64_t s = txn_timer_start();
     bool ok = lq_wait(r, POLICY == LQ_WOUND_WAIT ? &p->x.state : NULL);
-    txn_wait_done(t, s);
+    if (ex)
+        txn_ww_wait_done(t, s);
+    else
+        txn_wait_done(t, s);
     if (POLICY == LQ_DL_DETECT)
         wf_clear(t->thread_id);
     return ok ? RC_OK : give_up(t, l, r, upgrade, AR_WOUNDED);

@@ -145,7 +145,7 @@ void txn_begin(struct txn *t, bool retry)
     t->id = ((uint64_t)(t->thread_id + 1) << 40) | ++t->counter;
     if (t->hist)
         hist_txn_begin(t->hist, t->id);
-    t->a_wait = t->a_precommit = t->a_deadlock = t->a_index = t->a_commit = 0;
+    t->a_wait = t->a_precommit = t->a_deadlock = t->a_index = t->a_commit = t->a_ww_wait = 0;
     t->attempt_start = STATS_TICKS();
     cc_begin(t, retry);
 }
@@ -156,14 +156,16 @@ static inline enum rc mark_abort(struct txn *t)
     return RC_ABORT;
 }
 
-/* Finds or creates the access entry of r and makes sure it holds at least `type`. */
+/* Finds or creates the access entry of r and makes sure it holds at least `type`;
+ * *held: the access type the entry held before (ACC_NONE for a new one). */
 static ALWAYS_INLINE enum rc acc_get(struct txn *t, struct row *r, enum access_type type,
-                                     struct access **out)
+                                     struct access **out, enum access_type *held)
 {
     if (t->aborted)
         return RC_ABORT;
     struct acc_slot *slot = NULL;
     struct access *a = acc_find_slot(t, r, &slot);
+    *held = a ? (enum access_type)a->type : ACC_NONE;
     if (!a) {
         a = acc_new(t, r, slot);
         if (cc_access(t, a, type) != RC_OK) {
@@ -201,12 +203,17 @@ static ALWAYS_INLINE enum rc read_as(struct txn *t, struct row *r, colmask_t col
                               const unsigned char **img, enum access_type type)
 {
     struct access *a;
+    enum access_type held;
     t->req_cols = cols;
-    if (acc_get(t, r, type, &a) != RC_OK)
+    if (acc_get(t, r, type, &a, &held) != RC_OK)
         return RC_ABORT;
     if (t->hist)
         hist_reads(t, a, cols);
     t->st.reads++;
+    if (type == ACC_WRITE && held != ACC_INSERT) { /* an update (stats.h) */
+        t->st.updates++;
+        t->st.reupdates += held == ACC_WRITE;
+    }
     *img = a->data;
     return RC_OK;
 }
@@ -227,9 +234,11 @@ enum rc txn_write(struct txn *t, struct row *r, int c, const void *value)
     struct access *a = t->nacc ? &t->acc[t->nacc - 1] : NULL;
     /* fast path: a read-modify-write writes the row it accessed last */
     if (t->aborted || !a || a->row != r || a->type < ACC_WRITE) {
+        enum access_type held;
         t->req_cols = COL_BIT(c);
-        if (acc_get(t, r, ACC_WRITE, &a) != RC_OK)
+        if (acc_get(t, r, ACC_WRITE, &a, &held) != RC_OK)
             return RC_ABORT;
+        t->st.updates += held < ACC_WRITE; /* a write without declared intent: an update */
     }
     const struct schema *s = &r->table->schema;
     if (a->in_place && !a->undo && a->type != ACC_INSERT) {
@@ -274,8 +283,9 @@ enum rc txn_delete(struct txn *t, struct row *r)
         atomic_store_explicit(&r->deleted, 1, memory_order_relaxed);
         return RC_OK;
     }
+    enum access_type held;
     t->req_cols = COLS_ALL;
-    if (acc_get(t, r, ACC_DELETE, &a) != RC_OK)
+    if (acc_get(t, r, ACC_DELETE, &a, &held) != RC_OK)
         return RC_ABORT;
     t->npublish++;
     return RC_OK;
@@ -425,6 +435,7 @@ enum rc txn_commit(struct txn *t)
     st->t_deadlock += t->a_deadlock;
     st->t_index += t->a_index;
     st->t_commit += t->a_commit;
+    st->t_ww_wait += t->a_ww_wait;
 #endif
     return RC_OK;
 }

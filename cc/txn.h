@@ -75,6 +75,7 @@ struct txn {
     void *cc;                  /* algorithm-owned per-thread state */
     /* per-attempt timers (ticks) */
     uint64_t attempt_start, a_wait, a_precommit, a_deadlock, a_index, a_commit;
+    uint64_t a_ww_wait; /* the part of a_wait spent waiting for write access */
     struct txn_stats st;
 };
 
@@ -160,6 +161,14 @@ static inline uint64_t txn_timer_start(void) { return STATS_TICKS(); }
 static inline void txn_wait_done(struct txn *t, uint64_t start)
 {
     t->a_wait += STATS_TICKS() - start;
+}
+/* The same for a wait for write (exclusive) access to a row: it counts as wait time and,
+ * besides, as ww_wait (stats.h). */
+static inline void txn_ww_wait_done(struct txn *t, uint64_t start)
+{
+    uint64_t d = STATS_TICKS() - start;
+    t->a_wait += d;
+    t->a_ww_wait += d;
 }
 static inline void txn_deadlock_done(struct txn *t, uint64_t start)
 {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Command-line hygiene of a rundb binary ($1): every bad input prints exactly one line on
-# stderr and exits with 2, quickly; --help documents every flag with its default; an
+# stderr and exits with 2, quickly; --help documents every flag with its default; progress
+# goes to stderr as plain lines when it is not a terminal, and --quiet silences it; an
 # unknown variant at build time is refused. Prints each failing case; exit 1 if any.
 set -u
 bin=$1
@@ -57,6 +58,14 @@ expect_bad --workload synth --len 4097
 expect_bad --workload synth --distance 1.5
 expect_bad --workload synth --distance -0.1
 expect_bad --workload synth --len x
+expect_bad --series-interval 0
+expect_bad --series-interval 0.001
+expect_bad --series-interval 61
+expect_bad --series-interval -1
+expect_bad --series-interval abc
+expect_bad --series-interval nan
+expect_bad --series-interval
+expect_bad --quiet on
 
 help=$(timeout 10 "$bin" --help)
 rc=$?
@@ -66,12 +75,31 @@ if [ $rc -ne 0 ]; then
 fi
 for f in workload threads pin warmup duration seed out verify queries-per-thread backoff-max-us \
     rows fields field-size req-per-txn read-ratio theta accounts hot-accounts hot-prob \
-    warehouses mix partition-by-warehouse len distance check dump; do
+    warehouses mix partition-by-warehouse len distance check dump series-interval quiet; do
     if ! grep -q -- "--$f .*(default: " <<<"$help"; then
         echo "--help does not document --$f with its default"
         bad=1
     fi
 done
+
+# progress: plain lines (no carriage return) when stderr is a file, none with --quiet; the
+# result line holds the throughput series
+small="--workload ycsb --rows 1000 --threads 2 --warmup 0.2 --duration 0.3 --series-interval 0.1"
+err=$(mktemp)
+out=$(timeout 20 "$bin" $small 2>"$err" | tail -n 1)
+if ! grep -q '^measure ' "$err" || grep -q $'\r' "$err" ||
+    ! grep -q '"series":{"interval_s":0.1,"measure_start_s":' <<<"$out"; then
+    echo "progress lines or series missing:"
+    head -n 5 "$err" | sed 's/^/    /'
+    bad=1
+fi
+timeout 20 "$bin" $small --quiet 2>"$err" >/dev/null
+if grep -q -E '^(load|generate|warmup|measure) ' "$err"; then
+    echo "--quiet still shows progress:"
+    head -n 3 "$err" | sed 's/^/    /'
+    bad=1
+fi
+rm -f "$err"
 
 # an unknown variant at build time
 out=$(make -s VARIANT=no-such-variant 2>&1)
