@@ -107,6 +107,17 @@ def point_params(spec: dict) -> set[str] | None:
     return names
 
 
+def check_keys(table: dict, where: str, allowed: dict, required, why: str = "") -> list[str]:
+    """Missing required keys, unknown keys and values of the wrong type in one table."""
+    errors = [f"{where}: missing key '{key}'{why}" for key in required if key not in table]
+    for key, value in table.items():
+        if key not in allowed:
+            errors.append(unknown_key(where, key, allowed))
+        elif not type_ok(value, allowed[key]):
+            errors.append(type_error(where, key, value, allowed[key]))
+    return errors
+
+
 def validate_plots(spec: dict) -> list[str]:
     """Every problem with spec["plot"] as one message each; [] when it is fine.
 
@@ -136,15 +147,8 @@ def validate_plot(plot: dict, where: str, params: set[str] | None) -> list[str]:
     if kind not in KINDS:
         return [f"{where}: unknown kind {json.dumps(kind)} (one of {', '.join(KINDS)})"]
     allowed = {**COMMON_KEYS, **KIND_KEYS[kind]}
-    errors = []
-    for key in ("name", *REQUIRED[kind]):
-        if key not in plot:
-            errors.append(f"{where}: missing key '{key}' (required for kind '{kind}')")
-    for key, value in plot.items():
-        if key not in allowed:
-            errors.append(unknown_key(where, key, allowed))
-        elif not type_ok(value, allowed[key]):
-            errors.append(type_error(where, key, value, allowed[key]))
+    errors = check_keys(plot, where, allowed, ("name", *REQUIRED[kind]),
+                        f" (required for kind '{kind}')")
     if errors:
         return errors
     errors += check_values(plot, where, kind)
@@ -198,14 +202,7 @@ def check_columns(plot: dict, where: str) -> list[str]:
         errors.append(f"{where}: 'rows' is empty")
     for number, column in enumerate(plot["columns"], 1):
         at = f"{where} column[{number}]"
-        for key in ("label", "y"):
-            if key not in column:
-                errors.append(f"{at}: missing key '{key}'")
-        for key, value in column.items():
-            if key not in COLUMN_KEYS:
-                errors.append(unknown_key(at, key, COLUMN_KEYS))
-            elif not type_ok(value, COLUMN_KEYS[key]):
-                errors.append(type_error(at, key, value, COLUMN_KEYS[key]))
+        errors += check_keys(column, at, COLUMN_KEYS, ("label", "y"))
         if isinstance(column.get("format"), str):
             try:
                 format(1.5, column["format"])

@@ -22,17 +22,8 @@ set -euo pipefail
 
 die() { echo "slurm_local: $*" >&2; exit 1; }
 
-deps() {
-    local pkgs=(slurm-wlm slurmctld slurmd slurm-client munge parallel) missing=() p
-    for p in "${pkgs[@]}"; do
-        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-    done
-    if [ ${#missing[@]} -gt 0 ]; then
-        echo "slurm_local: installing: ${missing[*]}" >&2
-        export DEBIAN_FRONTEND=noninteractive
-        apt-get update -qq >&2
-        apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
-    fi
+deps() { # the "cluster" group of the project's package installer
+    "$(dirname "$0")/install_deps.sh" cluster
 }
 
 absdir() { # absdir DIR: the absolute path of an existing directory
