@@ -37,7 +37,7 @@ DASHES = ["-", "--", ":", "-.", (0, (5, 1, 1, 1, 1, 1))]
 STYLE = {"font.size": 10, "axes.spines.top": False, "axes.spines.right": False,
          "axes.grid": True, "grid.color": "#dddddd", "grid.linewidth": 0.6,
          "axes.axisbelow": True, "legend.frameon": False, "pdf.fonttype": 42}
-CAPTION_WIDTH = 95
+CAPTION_WIDTH = 72
 
 
 class UsageError(Exception):
