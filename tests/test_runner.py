@@ -99,6 +99,15 @@ class SpecValidation(RunnerCase):
                 self.assertIn(expect, err[0])
                 self.assertFalse(self.results.exists(), "a rejected spec must not run")
 
+    def test_bad_flags(self):
+        path = self.write_spec(spec_text())
+        for args in (["--scale", "huge", path], [], ["--max-threads", "0", path],
+                     ["--hosts", "h", "--slurm", path], ["--slurm-wait", path]):
+            with self.subTest(args):
+                r = self.run_cli(*args)
+                self.assertEqual(r.returncode, 2)
+                self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+
     def test_missing_spec(self):
         r = self.run_cli("no-such-spec")
         self.assertEqual(r.returncode, 2)
