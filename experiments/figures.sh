@@ -2,7 +2,7 @@
 # `make figures`: every spec of experiments/specs at --scale quick (threads up to 16, past
 # the cores on a small machine; short runs), results into results/quick/<spec>/, then
 # every figure into results/figures/ (PNG, PDF, gnuplot script + data; tables as Markdown
-# and PNG). A rerun resumes: finished points are kept. FIGURE_SPECS narrows the list.
+# and PNG; the gnuplot scripts rendered too). A rerun resumes: finished points are kept. FIGURE_SPECS narrows the list.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 specs=${FIGURE_SPECS:-$(ls experiments/specs/*.toml | xargs -n1 basename | sed 's/\.toml$//')}
@@ -20,6 +20,11 @@ for s in $specs; do
         echo "no results for $s: no figure" >&2
         status=1
     fi
+done
+# the gnuplot versions: each <spec>-<name>.gp renders <spec>-<name>-gnuplot.png
+for gp in results/figures/*.gp; do
+    [ -e "$gp" ] || continue
+    (cd results/figures && gnuplot "$(basename "$gp")") || status=1
 done
 echo "figures: results/figures/" >&2
 exit $status

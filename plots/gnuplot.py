@@ -105,7 +105,7 @@ def common(data: PlotData, name: str, caption: str) -> list[str]:
              f"set title {quote(title)}",
              f"set xlabel {quote(plot.get('xlabel', plot['x']))}",
              f"set ylabel {quote(ylabel)}",
-             "set key below", "set grid ytics lc rgb '#dddddd'", "set border 3",
+             "set key outside right top vertical", "set grid ytics lc rgb '#dddddd'", "set border 3",
              "set tics nomirror"]
     if plot.get("logy"):
         lines.append("set logscale y")
