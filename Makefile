@@ -2,7 +2,8 @@
 #   release  build/bin/rundb-<variant>          -O2 -g, jemalloc
 #   asan     build/asan/bin/rundb-<variant>     AddressSanitizer + UBSan (system malloc)
 #   tsan     build/tsan/bin/rundb-<variant>     ThreadSanitizer (system malloc)
-# Targets: all (release), run (main job), test, bench, figures, asan, tsan, unit, deps, clean.
+# Targets: all (release), run (main job), test, bench, figures, asan, tsan, unit, mutation,
+#   deps, clean.
 # Make variables: INDEX=own|tbb (hash index), VARIANT=<name> (build just one), STATS=0|1.
 
 CC := gcc
@@ -32,6 +33,14 @@ variant_meta = $(shell awk '$$1=="$(1)" {print $$2}' $(VARIANT_TABLE))
 variant_srcs = $(subst $(comma), ,$(shell awk '$$1=="$(1)" {print $$3}' $(VARIANT_TABLE)))
 variant_flags = $(shell awk '$$1=="$(1)" {for (i = 4; i <= NF; i++) printf "%s ", $$i}' $(VARIANT_TABLE))
 comma := ,
+
+# Mutation tests (tests/mutants.tsv): build/mutants/rundb-<mutant> is the release build of
+# a base variant with one injected protocol bug (-DMUTANT_...); test-only, never in bin/.
+MUTANT_TABLE := tests/mutants.tsv
+MUTANTS := $(sort $(shell awk 'NF && substr($$1, 1, 1) != "\043" {print $$1}' $(MUTANT_TABLE)))
+mutant_base = $(shell awk '$$1=="$(1)" {print $$2; exit}' $(MUTANT_TABLE))
+mutant_flag = $(shell awk '$$1=="$(1)" {print $$3; exit}' $(MUTANT_TABLE))
+MUTANT_BASES := $(sort $(foreach m,$(MUTANTS),$(call mutant_base,$(m))))
 
 # INDEX=tbb builds land apart, so the two index kinds never mix objects or binaries.
 ifeq ($(INDEX),own)
@@ -72,14 +81,14 @@ INDEX_SRC_own := storage/index_hash.c
 INDEX_SRC_tbb := storage/index_tbb_hash.cpp
 INDEX_SRCS := $(INDEX_SRC_$(INDEX)) storage/index_tbb_ordered.cpp
 
-.PHONY: all run test bench figures asan tsan unit deps clean
+.PHONY: all run test bench figures asan tsan unit deps clean mutation
 all: $(foreach v,$(VARIANTS),$(B)/bin/rundb-$(v))
 
 # Generic code is compiled once per (flavor, CC_META_SIZE): it never depends on the
 # algorithm, only on the size of the per-row slot. The algorithm's files and the build
 # info (variant name, flags, git revision; rebuilt at every link) are per variant.
 GENERIC_OBJ_NAMES := $(patsubst %,%.o,$(filter-out benchmarks/build_info.c,$(GENERIC_SRCS)) $(INDEX_SRCS))
-META_SIZES := $(sort $(foreach v,$(VARIANTS),$(call variant_meta,$(v))) 8)
+META_SIZES := $(sort $(foreach v,$(VARIANTS) $(MUTANT_BASES),$(call variant_meta,$(v))) 8)
 
 # $(1) flavor, $(2) metadata size
 define META_RULES
@@ -94,28 +103,32 @@ $(B)/$(1)/obj/meta$(2)/%.cpp.o: %.cpp Makefile
 -include $(patsubst %.o,$(B)/$(1)/obj/meta$(2)/%.d,$(GENERIC_OBJ_NAMES))
 endef
 
-# $(1) flavor, $(2) variant
+# $(1) flavor, $(2) variant, $(3) build name, $(4) bin dir, $(5) extra compile flags of the
+# algorithm's files (a mutant's -DMUTANT_..., see tests/mutants.tsv; empty for a variant)
 define VARIANT_RULES
-OBJS_$(1)_$(2) := $(patsubst %,$(B)/$(1)/obj/meta$(call variant_meta,$(2))/%,$(GENERIC_OBJ_NAMES)) \
-	$(patsubst %,$(B)/$(1)/obj/$(2)/%.o,$(call variant_srcs,$(2)))
-$(B)/$(1)/obj/$(2)/%.c.o: %.c $(VARIANT_TABLE) Makefile
+OBJS_$(1)_$(3) := $(patsubst %,$(B)/$(1)/obj/meta$(call variant_meta,$(2))/%,$(GENERIC_OBJ_NAMES)) \
+	$(patsubst %,$(B)/$(1)/obj/$(3)/%.o,$(call variant_srcs,$(2)))
+$(B)/$(1)/obj/$(3)/%.c.o: %.c $(VARIANT_TABLE) $(if $(5),$(MUTANT_TABLE)) Makefile
 	@mkdir -p $$(@D)
-	@$(if $(Q),echo "  CC   $(1)/$(2)/$$<")
+	@$(if $(Q),echo "  CC   $(1)/$(3)/$$<")
 	$(Q)$(CC) $(COMMON_CFLAGS) $(FLAVOR_CFLAGS_$(1)) -DCC_META_SIZE=$(call variant_meta,$(2)) \
-		$(call variant_flags,$(2)) -MMD -MP -c $$< -o $$@
-$(FLAVOR_BIN_$(1))/rundb-$(2): $$(OBJS_$(1)_$(2)) benchmarks/build_info.c $(B)/git-rev
-	@mkdir -p $$(@D) $(B)/$(1)/obj/$(2)
+		$(call variant_flags,$(2)) $(5) -MMD -MP -c $$< -o $$@
+$(4)/rundb-$(3): $$(OBJS_$(1)_$(3)) benchmarks/build_info.c $(B)/git-rev
+	@mkdir -p $$(@D) $(B)/$(1)/obj/$(3)
 	@$(if $(Q),echo "  LINK $$@")
-	$(Q)$(CC) $(COMMON_CFLAGS) $(FLAVOR_CFLAGS_$(1)) -DBUILD_VARIANT='"$(2)"' \
-		-DBUILD_VARIANT_FLAGS='"$(strip $(call variant_flags,$(2)))"' -DBUILD_GIT_REV='"$(GIT_REV)"' \
-		-c benchmarks/build_info.c -o $(B)/$(1)/obj/$(2)/build_info.o
-	$(Q)$(CC) $(FLAVOR_CFLAGS_$(1)) -pthread $$(OBJS_$(1)_$(2)) $(B)/$(1)/obj/$(2)/build_info.o \
+	$(Q)$(CC) $(COMMON_CFLAGS) $(FLAVOR_CFLAGS_$(1)) -DBUILD_VARIANT='"$(3)"' \
+		-DBUILD_VARIANT_FLAGS='"$(strip $(call variant_flags,$(2)) $(5))"' -DBUILD_GIT_REV='"$(GIT_REV)"' \
+		-c benchmarks/build_info.c -o $(B)/$(1)/obj/$(3)/build_info.o
+	$(Q)$(CC) $(FLAVOR_CFLAGS_$(1)) -pthread $$(OBJS_$(1)_$(3)) $(B)/$(1)/obj/$(3)/build_info.o \
 		-o $$@.tmp $(FLAVOR_LIBS_$(1)) $(LIBS) && mv $$@.tmp $$@
--include $(patsubst %,$(B)/$(1)/obj/$(2)/%.d,$(call variant_srcs,$(2)))
+-include $(patsubst %,$(B)/$(1)/obj/$(3)/%.d,$(call variant_srcs,$(2)))
 endef
 
 $(foreach f,release asan tsan,$(foreach m,$(META_SIZES),$(eval $(call META_RULES,$(f),$(m)))))
-$(foreach f,release asan tsan,$(foreach v,$(VARIANTS),$(eval $(call VARIANT_RULES,$(f),$(v)))))
+$(foreach f,release asan tsan,$(foreach v,$(VARIANTS),\
+	$(eval $(call VARIANT_RULES,$(f),$(v),$(v),$(FLAVOR_BIN_$(f))))))
+$(foreach m,$(MUTANTS),$(eval $(call VARIANT_RULES,release,$(call mutant_base,$(m)),$(m),$(B)/mutants,\
+	$(call mutant_flag,$(m)))))
 # Rewritten only when the revision (or dirtiness) changes, so binaries relink then.
 $(B)/git-rev: FORCE
 	@mkdir -p $(@D)
@@ -183,6 +196,12 @@ test:
 
 bench:
 	@tests/install_deps.sh && $(MAKE) --no-print-directory -j$(NPROC) all && experiments/bench.sh
+
+# Mutation tests: the mutants of tests/mutants.tsv and their clean base variants.
+mutation:
+	@tests/install_deps.sh && $(MAKE) --no-print-directory -j$(NPROC) \
+		$(foreach m,$(MUTANTS),$(B)/mutants/rundb-$(m)) \
+		$(foreach v,$(MUTANT_BASES),$(B)/bin/rundb-$(v)) && tests/mutation_test.sh
 
 # Every spec of experiments/specs at the quick scale, every figure into results/figures.
 figures:

@@ -183,6 +183,9 @@ enum rc cc_commit(struct txn *t)
     unsigned rounds = 0;
     /* acquire: pairs with the release decrement of lq_bb_leave_unlatch (rule 8) */
     while (atomic_load_explicit(&p->x.ndeps, memory_order_acquire) != 0 &&
+#ifdef MUTANT_BAMBOO_NO_COMMIT_WAIT /* mutant: commit before the predecessors */
+           false &&
+#endif
            check_state(t) == RC_OK)
         wait_round(&rounds);
     txn_precommit_done(t, s);
@@ -218,8 +221,13 @@ void cc_abort(struct txn *t)
         struct lq_rlock *l = lock_of(a->row);
         struct lq_req *r = req_of(a);
         uint64_t w = lq_bb_latch_alone(l, r);
+#ifdef MUTANT_BAMBOO_UNDO_AFTER_UNLOCK /* mutant: others see the aborted write until the undo */
+        lq_bb_leave_unlatch(l, r, w);
+#endif
         if (a->undo)
             memcpy(a->row->data, a->undo, a->row->table->schema.data_size);
+#ifndef MUTANT_BAMBOO_UNDO_AFTER_UNLOCK
         lq_bb_leave_unlatch(l, r, w);
+#endif
     }
 }

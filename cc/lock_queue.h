@@ -128,6 +128,9 @@ static inline void lq_init(struct lq_lock *l)
 
 static inline bool lq_try_sh(struct lq_lock *l)
 {
+#ifdef MUTANT_TWOPL_NO_READ_LOCK /* mutant: NO_WAIT reads take no lock (and free none) */
+    return true;
+#endif
     uint64_t w = atomic_load_explicit(&l->word, memory_order_relaxed);
     do {
         if (w & (LQ_EX | LQ_LATCH))
@@ -151,6 +154,9 @@ static inline bool lq_try_ex(struct lq_lock *l)
 static inline bool lq_try_upgrade(struct lq_lock *l)
 {
     uint64_t w = LQ_SH_ONE;
+#ifdef MUTANT_TWOPL_NO_READ_LOCK /* mutant: no shared lock to upgrade */
+    w = 0;
+#endif
     /* acquire: pairs with the release in lq_free_sh of the other readers */
     return atomic_compare_exchange_strong_explicit(&l->word, &w, LQ_EX, memory_order_acquire,
                                                    memory_order_relaxed);
@@ -158,6 +164,9 @@ static inline bool lq_try_upgrade(struct lq_lock *l)
 
 static inline void lq_free_sh(struct lq_lock *l)
 {
+#ifdef MUTANT_TWOPL_NO_READ_LOCK /* mutant: no shared lock to free */
+    return;
+#endif
     /* release: pairs with the acquire of the next exclusive holder (lq_try_ex/upgrade) */
     atomic_fetch_sub_explicit(&l->word, LQ_SH_ONE, memory_order_release);
 }

@@ -463,7 +463,9 @@ static void leave(struct row *r, struct rcc_entry *e)
 {
     struct rcc_row *m = rrow(r);
     latch(m);
+#ifndef MUTANT_RCC_NO_CASCADE /* mutant: dependants of an aborted attempt commit */
     kill_after(e, KR_CASCADE);
+#endif
     unlink_entry(m, e);
     unlatch(m);
 }
@@ -606,7 +608,12 @@ enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
     enum abort_reason why = killed_reason(t);
     if (why != AR_COUNT)
         return txn_fail(t, why);
+#ifdef MUTANT_RCC_SER_PLAIN_READS /* mutant: SER reads take no dependency (RR) */
+    (void)SER;
+    if (type == ACC_READ) {
+#else
     if (type == ACC_READ && !SER) { /* plain read of the committed row */
+#endif
         uint32_t size = a->row->table->schema.data_size;
         a->data = txn_alloc(t, size);
         read_committed(a->row, a->data, size);
@@ -651,6 +658,9 @@ static enum rc precommit(struct txn *t)
     for (int i = 0; i < p->ndeps; i++) {
         uint64_t id = p->dep_of[p->deps[i]];
         unsigned rounds = 0;
+#ifdef MUTANT_RCC_NO_PRECOMMIT_WAIT /* mutant: commit before the predecessors */
+        break;
+#endif
         while (!is_done(id)) {
             if (killed_reason(t) != AR_COUNT)
                 break;

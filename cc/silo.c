@@ -177,6 +177,9 @@ enum rc cc_commit(struct txn *t)
      * concurrent committer that read one of our rows sees our lock, or we see its) */
     for (uint32_t i = 0; i < nw; i++) {
         struct access *a = ws[i];
+#ifdef MUTANT_SILO_LOCK_ANY_TID /* mutant: the lock CAS no longer validates the write set */
+        a->cc_a = atomic_load(row_tid(a->row)) & ~TID_LOCK;
+#endif
         uint64_t expect = a->cc_a;
         if (!atomic_compare_exchange_strong(row_tid(a->row), &expect, expect | TID_LOCK))
             return txn_fail(t, expect == (a->cc_a | TID_LOCK) ? AR_WRITE_LOCK : AR_VALIDATION);
@@ -187,6 +190,9 @@ enum rc cc_commit(struct txn *t)
     uint64_t epoch = atomic_load(&silo_epoch);
 
     /* Phase 2: validate the read set (the write set was validated by the lock CAS) */
+#ifdef MUTANT_SILO_SKIP_READ_VALIDATION /* mutant: no read-set validation */
+    nr = 0;
+#endif
     for (uint32_t i = 0; i < nr; i++)
         if (atomic_load(row_tid(rs[i]->row)) != rs[i]->cc_a)
             return txn_fail(t, AR_VALIDATION);

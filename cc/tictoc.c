@@ -193,11 +193,18 @@ enum rc cc_commit(struct txn *t)
         } while (!atomic_compare_exchange_weak(w, &v, v | TS_LOCK));
         a->cc_flags |= ACC_LOCKED;
         /* Step 2: rts + 1 of every entry written (stable while we hold the lock) */
+#ifndef MUTANT_TICTOC_IGNORE_WRITE_RTS /* mutant: commit_ts ignores what was written */
         if (w_rts(v) + 1 > ts)
+#else
+        if (false)
+#endif
             ts = w_rts(v) + 1;
     }
 
     /* Step 3: validate the read set where commit_ts is past the rts we saw */
+#ifdef MUTANT_TICTOC_SKIP_READ_VALIDATION /* mutant: no read-set validation */
+    nr = 0;
+#endif
     for (uint32_t i = 0; i < nr; i++)
         if (rs[i]->cc_b < ts && validate_read(t, rs[i], ts) != RC_OK)
             return RC_ABORT;

@@ -325,6 +325,11 @@ enum rc cc_commit(struct txn *t)
 
 void cc_abort(struct txn *t)
 {
+#ifdef MUTANT_TWOPL_UNDO_AFTER_UNLOCK /* mutant: others see the aborted writes until the undo */
+    release_all(t);
+    txn_undo_in_place(t);
+#else
     txn_undo_in_place(t);
     release_all(t);
+#endif
 }
