@@ -193,12 +193,10 @@ enum rc cc_commit(struct txn *t)
         } while (!atomic_compare_exchange_weak(w, &v, v | TS_LOCK));
         a->cc_flags |= ACC_LOCKED;
         /* Step 2: rts + 1 of every entry written (stable while we hold the lock) */
-#ifndef MUTANT_TICTOC_IGNORE_WRITE_RTS /* mutant: commit_ts ignores what was written */
+#ifndef MUTANT_TICTOC_IGNORE_WRITE_RTS /* mutant: commit_ts ignores the rows written */
         if (w_rts(v) + 1 > ts)
-#else
-        if (false)
-#endif
             ts = w_rts(v) + 1;
+#endif
     }
 
     /* Step 3: validate the read set where commit_ts is past the rts we saw */
