@@ -24,6 +24,25 @@
  *   order by customer customer key << 32 | o   (OrderStatus: a customer's last order)
  *   new-order         its primary key          (Delivery: a district's oldest)
  *   order-line        its primary key          (StockLevel: the last 20 orders' lines)
+ *
+ * Range rows (phantom protection): a hidden table, tpcc.range (not one of the nine: not
+ * dumped, not counted), holds one row per key range that a scan reads; its one column,
+ * RG_BOUND, is the range's bound (an o_id). A scan reads the row through the CC API
+ * before it scans; a transaction that inserts into or deletes from the range writes it.
+ * Each algorithm thus orders scans against inserts and deletes with its own protocol,
+ * and --verify sees the edges. Since the index shows only published (committed) entries
+ * while a dirty-reading algorithm may show the row's uncommitted bound, a scan whose
+ * result disagrees with the bound it read retries (AR_RETRY) instead of using it.
+ *   RG_NEW_ORDER_HEAD  per district: the oldest undelivered o_id (= D_NEXT_O_ID when
+ *                      none); Delivery reads it for update, scans, writes it + 1.
+ *   RG_ORDER_TAIL      per district: one past the newest order (= D_NEXT_O_ID) of its
+ *                      ORDER, NEW-ORDER and ORDER-LINE entries; NewOrder writes it;
+ *                      StockLevel reads it, and Delivery when a district shows no
+ *                      NEW-ORDER row (the tail is the only place an insert can land).
+ *   RG_CUST_ORDERS     per customer: one past its newest o_id; NewOrder writes it,
+ *                      OrderStatus reads it.
+ * Customers are never inserted or deleted, so customer-by-name scans need no range row.
+ * Key: kind << 32 | customer key (c = 0 for the per-district rows).
  */
 #ifndef BENCH_TPCC_H
 #define BENCH_TPCC_H
@@ -89,6 +108,7 @@ struct tpcc_db {
     int warehouses;
     struct table *tab[TPCC_NTABLES];
     struct idx_ordered *cust_by_name, *order_by_cust, *new_order_idx, *order_line_idx;
+    struct table *range; /* the range rows (above) */
     int64_t load_time; /* Unix seconds: C_SINCE, O_ENTRY_D, H_DATE of loaded rows */
 };
 extern struct tpcc_db tpcc;
@@ -114,6 +134,13 @@ static inline uint64_t tpcc_namekey(uint32_t w, uint32_t d, uint32_t last, uint3
 }
 static inline uint64_t tpcc_ocust_key(uint64_t ckey, uint32_t o) { return ckey << 32 | o; }
 #define TPCC_HIST_LOADED (1ull << 63)
+
+enum tpcc_range { RG_NEW_ORDER_HEAD, RG_ORDER_TAIL, RG_CUST_ORDERS };
+enum { RG_BOUND }; /* the range row's one column (int32) */
+static inline uint64_t tpcc_rkey(enum tpcc_range k, uint32_t w, uint32_t d, uint32_t c)
+{
+    return (uint64_t)k << 32 | tpcc_ckey(w, d, c);
+}
 
 /* ---- row image access ---- */
 static inline int32_t tpcc_get32(int tab, const unsigned char *img, int c)

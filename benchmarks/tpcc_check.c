@@ -17,6 +17,8 @@
  *   11 C_BALANCE + C_YTD_PAYMENT = sum(OL_AMOUNT of its delivered orders)
  *   12 the ordered indexes hold exactly the live rows (sizes; ORDER by customer: each
  *      order under its key)
+ *   13 the range rows (tpcc.h) bound their ranges: NEW-ORDER head = min(NO_O_ID) (or
+ *      D_NEXT_O_ID when none), order tail = D_NEXT_O_ID, a customer's = max(O_ID) + 1
  * Only when no transaction runs. */
 #include <limits.h>
 #include <stdarg.h>
@@ -50,6 +52,7 @@ struct dist_acc {
 };
 struct cust_acc {
     int64_t balance, ytd, delivered, h_sum;
+    int32_t max_o;
 };
 
 /* Visits the live rows of a table. */
@@ -70,6 +73,17 @@ static struct row *live_get(int tab, uint64_t key)
 {
     struct row *r = idx_hash_get(tpcc.tab[tab]->primary, key);
     return r && !atomic_load_explicit(&r->deleted, memory_order_relaxed) ? r : NULL;
+}
+
+/* The bound of range row (k, w, d, c); INT32_MIN if it is missing. */
+static int32_t range_bound(enum tpcc_range k, int32_t w, int32_t d, int32_t c)
+{
+    struct row *r =
+        idx_hash_get(tpcc.range->primary, tpcc_rkey(k, (uint32_t)w, (uint32_t)d, (uint32_t)c));
+    int32_t b = INT32_MIN;
+    if (r)
+        memcpy(&b, col_ptr(&tpcc.range->schema, r->data, RG_BOUND), sizeof(b));
+    return b;
 }
 
 bool tpcc_check(const struct options *o, FILE *out)
@@ -125,6 +139,8 @@ bool tpcc_check(const struct options *o, FILE *out)
                  undelivered ? "is undelivered" : "is delivered",
                  undelivered ? "has no" : "has");
         uint64_t ck = tpcc_ckey((uint32_t)w, (uint32_t)dd, (uint32_t)G32(T_ORDER, r, O_C_ID));
+        struct cust_acc *oc = &cs[ci(w, dd, G32(T_ORDER, r, O_C_ID))];
+        oc->max_o = id > oc->max_o ? id : oc->max_o;
         if (idx_ordered_get(tpcc.order_by_cust, tpcc_ocust_key(ck, (uint32_t)id)) != r)
             viol(&v, "12: order (%d, %d, %d) is not in the order-by-customer index", w, dd, id);
     }
@@ -183,8 +199,18 @@ bool tpcc_check(const struct options *o, FILE *out)
             if (d->d_ytd != d->h_sum)
                 viol(&v, "8: district (%d, %d): D_YTD %lld != sum(H_AMOUNT) %lld", w, dd,
                      (long long)d->d_ytd, (long long)d->h_sum);
+            int32_t head = range_bound(RG_NEW_ORDER_HEAD, w, dd, 0);
+            if (head != (d->n_no ? d->min_no : d->next_o_id))
+                viol(&v, "13: district (%d, %d): NEW-ORDER range head %d, min(NO_O_ID) %d",
+                     w, dd, head, d->n_no ? d->min_no : -1);
+            if (range_bound(RG_ORDER_TAIL, w, dd, 0) != d->next_o_id)
+                viol(&v, "13: district (%d, %d): order range tail %d != D_NEXT_O_ID %d", w, dd,
+                     range_bound(RG_ORDER_TAIL, w, dd, 0), d->next_o_id);
             for (int c = 1; c <= TPCC_CUSTOMERS; c++) {
                 const struct cust_acc *x = &cs[ci(w, dd, c)];
+                if (range_bound(RG_CUST_ORDERS, w, dd, c) != x->max_o + 1)
+                    viol(&v, "13: customer (%d, %d, %d): order range bound %d, max(O_ID) %d", w,
+                         dd, c, range_bound(RG_CUST_ORDERS, w, dd, c), x->max_o);
                 if (x->balance != x->delivered - x->h_sum)
                     viol(&v, "10: customer (%d, %d, %d): C_BALANCE %lld != delivered %lld - "
                              "paid %lld", w, dd, c, (long long)x->balance,

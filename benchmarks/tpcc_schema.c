@@ -4,9 +4,10 @@
  *
  * Loading is split into tasks: 10 slices of ITEM, and per warehouse 10 slices of STOCK
  * and 10 districts (a district task loads the DISTRICT row, its 3,000 customers with one
- * HISTORY row each, 3,000 orders with their lines and the last 900 NEW-ORDER rows; the
- * first district's task also loads the WAREHOUSE row). min(--threads, online CPUs,
- * tasks) loader threads take tasks from a shared counter. Each task seeds its own random
+ * HISTORY row each, 3,000 orders with their lines, the last 900 NEW-ORDER rows and the
+ * district's range rows (tpcc.h); the first district's task also loads the WAREHOUSE
+ * row). min(--threads, online CPUs, tasks) loader threads take tasks from a shared
+ * counter. Each task seeds its own random
  * stream from (--seed, task), so the data do not depend on the number of loaders.
  * Progress is counted in whole warehouses: the loader that finishes a warehouse's last
  * task counts it (progress.h). */
@@ -97,6 +98,11 @@ _Static_assert(sizeof(order_line_cols) / sizeof(order_line_cols[0]) == OL_DIST_I
 _Static_assert(sizeof(district_cols) / sizeof(district_cols[0]) == D_NEXT_O_ID + 1, "district");
 _Static_assert(sizeof(warehouse_cols) / sizeof(warehouse_cols[0]) == W_YTD + 1, "warehouse");
 
+/* The range rows' table (tpcc.h): one int32 column, the range's bound. */
+static const struct tpcc_coldef range_cols[] = {{"rg_bound", COL_INT32, 4, F_INT}};
+static const struct tpcc_tabdef range_tabdef = TABDEF("range", range_cols);
+enum { RANGE_ROWS_PER_WH = TPCC_DISTRICTS * (2 + TPCC_CUSTOMERS) };
+
 /* ---- row filling at load (no transaction: the rows are private to the loader) ---- */
 
 static struct row *new_row(int tab, uint64_t key)
@@ -105,13 +111,22 @@ static struct row *new_row(int tab, uint64_t key)
     cc_row_init(r);
     return r;
 }
-static void publish(int tab, struct row *r)
+static void publish_in(struct table *t, struct row *r)
 {
-    if (!idx_hash_insert(tpcc.tab[tab]->primary, r->key, r)) {
+    if (!idx_hash_insert(t->primary, r->key, r)) {
         fprintf(stderr, "tpcc: duplicate key %llu loading %s\n", (unsigned long long)r->key,
-                tpcc_tabdefs[tab].name);
+                t->name);
         exit(1);
     }
+}
+static void publish(int tab, struct row *r) { publish_in(tpcc.tab[tab], r); }
+/* Loads a range row (tpcc.h) with its bound. */
+static void load_range(enum tpcc_range k, uint32_t w, uint32_t d, uint32_t c, int32_t bound)
+{
+    struct row *r = table_new_row(tpcc.range, tpcc_rkey(k, w, d, c));
+    cc_row_init(r);
+    memcpy(col_ptr(&tpcc.range->schema, r->data, RG_BOUND), &bound, sizeof(bound));
+    publish_in(tpcc.range, r);
 }
 static void put32(int tab, struct row *r, int c, int32_t v)
 {
@@ -301,6 +316,7 @@ static void load_orders(struct rng *g, uint32_t w, uint32_t d)
         put32(T_ORDER, r, O_ALL_LOCAL, 1);
         publish(T_ORDER, r);
         idx_ordered_insert(tpcc.order_by_cust, tpcc_ocust_key(tpcc_ckey(w, d, c), o), r);
+        load_range(RG_CUST_ORDERS, w, d, c, (int32_t)o + 1); /* the customer's one order */
         for (int32_t ol = 1; ol <= ol_cnt; ol++) {
             uint64_t key = tpcc_olkey(w, d, o, (uint32_t)ol);
             struct row *l = new_row(T_ORDER_LINE, key);
@@ -327,6 +343,8 @@ static void load_orders(struct rng *g, uint32_t w, uint32_t d)
         }
     }
     free(perm);
+    load_range(RG_NEW_ORDER_HEAD, w, d, 0, (int32_t)first_new);
+    load_range(RG_ORDER_TAIL, w, d, 0, TPCC_ORDERS + 1);
 }
 
 static void load_district(struct rng *g, uint32_t w, uint32_t d)
@@ -395,9 +413,8 @@ static void loader(int i, void *arg)
     }
 }
 
-static struct table *make_table(int tab, bool verify, uint64_t rows)
+static struct table *make_table(const struct tpcc_tabdef *td, bool verify, uint64_t rows)
 {
-    const struct tpcc_tabdef *td = &tpcc_tabdefs[tab];
     struct schema s;
     schema_init(&s, verify);
     for (int c = 0; c < td->ncols; c++)
@@ -420,7 +437,9 @@ void tpcc_load(const struct options *o)
         [T_NEW_ORDER] = 9000,      [T_ORDER] = 30000,
         [T_ORDER_LINE] = 300000,   [T_STOCK] = TPCC_ITEMS};
     for (int t = 0; t < TPCC_NTABLES; t++)
-        tpcc.tab[t] = make_table(t, o->verify, t == T_ITEM ? TPCC_ITEMS : rows_per_wh[t] * w);
+        tpcc.tab[t] = make_table(&tpcc_tabdefs[t], o->verify,
+                                 t == T_ITEM ? TPCC_ITEMS : rows_per_wh[t] * w);
+    tpcc.range = make_table(&range_tabdef, o->verify, RANGE_ROWS_PER_WH * w);
     tpcc.cust_by_name = idx_ordered_create();
     tpcc.order_by_cust = idx_ordered_create();
     tpcc.new_order_idx = idx_ordered_create();

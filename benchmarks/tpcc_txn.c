@@ -7,15 +7,18 @@
  * (primary index at commit) and txn_index_insert (ordered index at commit); Delivery's
  * delete of a NEW-ORDER row through txn_delete and txn_index_remove.
  *
- * Ordered-index scans are not protected against phantoms: a scan sees the index as of
- * now (committed inserts and deletes only, since the generic transaction applies index
- * changes at commit while the writer still holds its rows), and the rows it finds are
- * then read through the protocol. Delivery reaching a NEW-ORDER row that another Delivery
- * deleted meanwhile aborts with AR_DELETED (or a conflict / validation failure on the
- * ORDER row it shares with that Delivery) and retries; the consistency conditions hold.
- * What is not serializable: a NewOrder committing after a StockLevel's or OrderStatus's
- * scan but before its commit is not seen by it even where a serial order would require
- * it (read-only transactions; TPC-C runs StockLevel at read committed anyway).
+ * Phantoms: every ordered-index scan whose range changes (NEW-ORDER for Delivery, a
+ * customer's orders for OrderStatus, a district's recent ORDER-LINEs for StockLevel) first
+ * reads the range's row (tpcc.h) through the protocol, and every insert or delete in it
+ * writes that row, so each algorithm orders them like any other conflict. The grain adds
+ * no conflict TPC-C does not have beyond the phantom ones: all inserts come from NewOrder
+ * at the district's tail, and NewOrders of a district already conflict on D_NEXT_O_ID;
+ * Deliveries of a district already conflict on its oldest NEW-ORDER row; StockLevel
+ * already reads D_NEXT_O_ID, which NewOrder writes. New are NewOrder vs OrderStatus of
+ * the same customer, and NewOrder vs a Delivery that found the district empty: exactly
+ * the phantoms. A scan sees only published entries, so where an algorithm lets it read an
+ * uncommitted bound, the scan's result disagrees with the bound and the query retries
+ * (range_mismatch).
  *
  * Rollback: the 1% of NewOrders with an unused item id call txn_user_abort when they
  * reach it; the driver counts the query as rolled back and does not retry it. */
@@ -37,6 +40,36 @@ static struct thread_state tstate[MAX_THREADS];
  * primary keys visible before ordered-index entries, so this is not expected; should it
  * happen, the query is retried (AR_RETRY) rather than reading a partial order. */
 static enum rc missing_row(struct txn *t) { return txn_abort_retry(t); }
+
+/* The scan found other entries than the range row's bound says: an insert or delete it
+ * depends on is not published yet (or, for an optimistic algorithm, one committed since
+ * it read the bound, which validation would reject). Retried like missing_row. */
+static enum rc range_mismatch(struct txn *t) { return txn_abort_retry(t); }
+
+/* Reads the bound of range row (k, w, d, c), as a scan of its range does before it
+ * scans; `update` when the transaction will write it (a delete in the range). */
+static enum rc range_read(struct txn *t, enum tpcc_range k, uint32_t w, uint32_t d, uint32_t c,
+                          bool update, struct row **rr, int32_t *bound)
+{
+    const unsigned char *img;
+    *rr = txn_lookup(t, tpcc.range, tpcc_rkey(k, w, d, c));
+    enum rc rc = update ? txn_read_for_update(t, *rr, COL_BIT(RG_BOUND), &img)
+                        : txn_read(t, *rr, COL_BIT(RG_BOUND), &img);
+    if (rc == RC_OK)
+        memcpy(bound, col_ptr(&tpcc.range->schema, img, RG_BOUND), sizeof(*bound));
+    return rc;
+}
+
+/* Sets the bound of range row (k, w, d, c): an insert or delete in its range. */
+static enum rc range_write(struct txn *t, enum tpcc_range k, uint32_t w, uint32_t d, uint32_t c,
+                           int32_t bound)
+{
+    const unsigned char *img;
+    struct row *rr = txn_lookup(t, tpcc.range, tpcc_rkey(k, w, d, c));
+    if (txn_read_for_update(t, rr, COL_BIT(RG_BOUND), &img) != RC_OK)
+        return RC_ABORT;
+    return txn_write(t, rr, RG_BOUND, &bound);
+}
 
 static inline enum rc write32(struct txn *t, struct row *r, int c, int32_t v)
 {
@@ -186,6 +219,12 @@ static enum rc new_order(struct txn *t, const struct tpcc_query *q)
         txn_index_insert(t, tpcc.order_line_idx, olkey, olrow);
         (void)original; /* brand-generic: "B" if both contain ORIGINAL, else "G" */
     }
+    /* The ranges this order was inserted into: the district's tail (ORDER, NEW-ORDER,
+     * ORDER-LINE) and the customer's orders. Written last, so that an algorithm that
+     * shows uncommitted writes shows these bounds as briefly as it can. */
+    if (range_write(t, RG_ORDER_TAIL, w, d, 0, (int32_t)o_id + 1) != RC_OK ||
+        range_write(t, RG_CUST_ORDERS, w, d, q->c_id, (int32_t)o_id + 1) != RC_OK)
+        return RC_ABORT;
     /* the total the terminal would display */
     total = total * (10000 - c_discount) / 10000 * (10000 + w_tax + d_tax) / 10000;
     __asm__ __volatile__("" ::"r"(total));
@@ -277,13 +316,19 @@ static enum rc order_status(struct txn *t, const struct tpcc_query *q)
         return RC_ABORT;
     uint32_t c_id = (uint32_t)tpcc_get32(T_CUSTOMER, img, C_ID);
 
-    /* the customer's last order: the highest key of the customer's range */
+    /* the customer's last order: the highest key of the customer's range, which must be
+     * the one before the range's bound (every customer has an order from the load on) */
+    struct row *rr;
+    int32_t tail;
+    if (range_read(t, RG_CUST_ORDERS, w, d, c_id, false, &rr, &tail) != RC_OK)
+        return RC_ABORT;
     uint64_t ckey = tpcc_ckey(w, d, c_id), okey;
     struct row *orow;
     struct collect c = {0, 1, &okey, &orow};
     if (!idx_ordered_scan_desc(tpcc.order_by_cust, tpcc_ocust_key(ckey, 0),
-                               tpcc_ocust_key(ckey, UINT32_MAX), collect_fn, &c))
-        return RC_OK; /* no order (not after the initial load: each customer has one) */
+                               tpcc_ocust_key(ckey, UINT32_MAX), collect_fn, &c) ||
+        (okey & UINT32_MAX) != (uint32_t)tail - 1)
+        return range_mismatch(t);
     if (txn_read(t, orow, C(O_ID) | C(O_ENTRY_D) | C(O_CARRIER_ID) | C(O_OL_CNT), &img) != RC_OK)
         return RC_ABORT;
     uint32_t o_id = (uint32_t)tpcc_get32(T_ORDER, img, O_ID);
@@ -309,17 +354,33 @@ static enum rc delivery(struct txn *t, const struct tpcc_query *q)
     const unsigned char *img;
     int64_t now = (int64_t)time(NULL);
     for (uint32_t d = 1; d <= TPCC_DISTRICTS; d++) {
-        /* the district's oldest undelivered order */
+        /* the district's oldest undelivered order: the range row's head */
+        struct row *hr, *tr;
+        int32_t head, tail;
+        if (range_read(t, RG_NEW_ORDER_HEAD, w, d, 0, true, &hr, &head) != RC_OK)
+            return RC_ABORT;
         uint64_t nokey;
         struct row *norow;
         struct collect c = {0, 1, &nokey, &norow};
         if (!idx_ordered_scan(tpcc.new_order_idx, tpcc_okey(w, d, 0),
-                              tpcc_okey(w, d, UINT32_MAX), collect_fn, &c))
+                              tpcc_okey(w, d, UINT32_MAX), collect_fn, &c)) {
+            /* none shown: an insert could only land at the district's tail, so the scan
+             * read the tail's range too, and the district is empty iff head = tail */
+            if (range_read(t, RG_ORDER_TAIL, w, d, 0, false, &tr, &tail) != RC_OK)
+                return RC_ABORT;
+            if (tail != head)
+                return range_mismatch(t);
             continue; /* none: skipped (clause 2.7.4.2) */
-        if (txn_delete(t, norow) != RC_OK)
+        }
+        uint32_t o_id = (uint32_t)(nokey & UINT32_MAX);
+        if (o_id != (uint32_t)head)
+            return range_mismatch(t);
+        /* written before the next access: RCC seals an entry there (a later write would
+         * be a re-update) */
+        if (txn_write(t, hr, RG_BOUND, &(int32_t){head + 1}) != RC_OK ||
+            txn_delete(t, norow) != RC_OK)
             return RC_ABORT;
         txn_index_remove(t, tpcc.new_order_idx, nokey);
-        uint32_t o_id = (uint32_t)(nokey & UINT32_MAX);
 
         struct row *orow = txn_lookup(t, tpcc.tab[T_ORDER], nokey);
         if (!orow)
@@ -363,6 +424,22 @@ static int cmp_u32(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* The number of lines of order next - 1 among the scanned lines (keys, ascending) of
+ * orders [next - 20, next), or -1 if an order of the range shows no line. */
+static int newest_lines(uint32_t next, const uint64_t *keys, int n)
+{
+    uint32_t o = next - TPCC_STOCK_LEVEL_ORDERS - 1; /* the order of the previous line */
+    int newest = 0;
+    for (int i = 0; i < n; i++) {
+        uint32_t ko = (uint32_t)(keys[i] >> 4 & UINT32_MAX);
+        if (ko != o && ko != o + 1)
+            return -1;
+        o = ko;
+        newest += ko == next - 1;
+    }
+    return o == next - 1 ? newest : -1;
+}
+
 static enum rc stock_level(struct txn *t, const struct tpcc_query *q)
 {
     uint32_t w = q->w_id, d = q->d_id;
@@ -371,6 +448,13 @@ static enum rc stock_level(struct txn *t, const struct tpcc_query *q)
     if (txn_read(t, dr, C(D_NEXT_O_ID), &img) != RC_OK)
         return RC_ABORT;
     uint32_t next = (uint32_t)tpcc_get32(T_DISTRICT, img, D_NEXT_O_ID);
+    /* the scanned range ends at the district's tail */
+    struct row *rr;
+    int32_t tail;
+    if (range_read(t, RG_ORDER_TAIL, w, d, 0, false, &rr, &tail) != RC_OK)
+        return RC_ABORT;
+    if ((uint32_t)tail != next)
+        return range_mismatch(t);
 
     /* the lines of orders [next - 20, next) */
     enum { MAX_LINES = TPCC_STOCK_LEVEL_ORDERS * TPCC_MAX_OL };
@@ -380,6 +464,20 @@ static enum rc stock_level(struct txn *t, const struct tpcc_query *q)
     struct collect c = {0, MAX_LINES, keys, rows};
     idx_ordered_scan(tpcc.order_line_idx, tpcc_olkey(w, d, next - TPCC_STOCK_LEVEL_ORDERS, 0),
                      tpcc_olkey(w, d, next - 1, TPCC_MAX_OL), collect_fn, &c);
+    /* Every order of the range shows its lines once published. NewOrders of a district
+     * publish in o_id order (each reads D_NEXT_O_ID from the one before), so the orders
+     * not (all) shown yet are the newest ones: each order must show a line, and the
+     * newest one all of its O_OL_CNT lines. */
+    int newest = newest_lines(next, keys, c.n);
+    if (newest < 0)
+        return range_mismatch(t);
+    struct row *orow = txn_lookup(t, tpcc.tab[T_ORDER], tpcc_okey(w, d, next - 1));
+    if (!orow)
+        return missing_row(t);
+    if (txn_read(t, orow, C(O_OL_CNT), &img) != RC_OK)
+        return RC_ABORT;
+    if (tpcc_get32(T_ORDER, img, O_OL_CNT) != newest)
+        return range_mismatch(t);
     for (int i = 0; i < c.n; i++) {
         if (txn_read(t, rows[i], C(OL_I_ID), &img) != RC_OK)
             return RC_ABORT;
