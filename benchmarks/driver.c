@@ -134,6 +134,8 @@ __attribute__((noinline)) bool driver_run_query(struct worker *wk, struct txn *t
             return false;
     }
     wk->types[type].commits++;
+    if (w->committed)
+        w->committed(q);
     /* relaxed: see struct worker; a plain load, this thread is the only writer */
     atomic_store_explicit(&wk->committed,
                           atomic_load_explicit(&wk->committed, memory_order_relaxed) + 1,

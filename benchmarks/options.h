@@ -34,6 +34,7 @@ struct options {
     uint64_t accounts;
     uint64_t hot_accounts;
     double hot_prob;
+    uint64_t branch_size;
     /* tpcc */
     int warehouses;
     int mix; /* enum tpcc_mix */
