@@ -51,6 +51,9 @@ static const struct opt_def defs[] = {
     {"series-interval", OK_DOUBLE, OFF(series_interval_s), 0.01, 60, false, "1",
      "seconds between samples of the throughput series (result's \"series\"), from the "
      "start of warm-up to the end of the measured window"},
+    {"stall-timeout", OK_DOUBLE, OFF(stall_timeout_s), 0, 86400, false, "10",
+     "seconds without a commit (from warm-up until the workers stopped) after which the run "
+     "is reported stalled: what each thread waits for, exit 3; 0 = never"},
     {"quiet", OK_FLAG, OFF(quiet), 0, 0, false, "off",
      "no progress lines on stderr (load, query generation, warm-up, measured window)"},
     {"rows", OK_U64, OFF(rows), 1, 1e10, false, "1000000", "ycsb: rows in the table; synth: rows over all partitions"},

@@ -22,6 +22,7 @@ struct options {
     uint64_t queries_per_thread;
     double backoff_max_us;
     double series_interval_s;
+    double stall_timeout_s;
     bool quiet;
     /* ycsb */
     uint64_t rows;

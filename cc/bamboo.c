@@ -106,18 +106,23 @@ static inline enum rc check_state(struct txn *t)
     return txn_fail(t, s == LQ_CASCADED ? AR_CASCADE : AR_WOUNDED);
 }
 
-/* The conflict path, latch held (w its word): queue, wait, give up when told. */
-static __attribute__((noinline)) enum rc acquire_slow(struct txn *t, struct lq_rlock *l,
-                                                      struct lq_req *r, bool upgrade,
-                                                      uint64_t w)
+/* The conflict path, latch of row's lock l held (w its word): queue, wait, give up when
+ * told (wounded, cascaded, or the run is over: then it aborts as a wounded one would). */
+static __attribute__((noinline)) enum rc acquire_slow(struct txn *t, struct row *row,
+                                                      struct lq_rlock *l, struct lq_req *r,
+                                                      bool upgrade, uint64_t w)
 {
     struct bb_thread *p = t->cc;
     /* read before r is queued: then granters may change r->mode (latch rule 1) */
     bool ex = upgrade || r->mode == LQ_MODE_EX;
-    if (lq_bb_enqueue(l, r, upgrade, w) == LQ_GRANTED)
+    wait_note(WAIT_LOCK, row, -1); /* lq_bb_enqueue notes the holder */
+    if (lq_bb_enqueue(l, r, upgrade, w) == LQ_GRANTED) {
+        wait_end();
         return RC_OK;
+    }
     uint64_t s = txn_timer_start();
     bool ok = lq_wait(r, &p->x.state);
+    wait_end();
     if (ex)
         txn_ww_wait_done(t, s);
     else
@@ -126,7 +131,7 @@ static __attribute__((noinline)) enum rc acquire_slow(struct txn *t, struct lq_r
         return RC_OK;
     if (lq_bb_cancel(l, r) && !upgrade) /* granted meanwhile: give the new lock back */
         lq_bb_leave_unlatch(l, r, lq_latch(&l->q));
-    return check_state(t);
+    return check_state(t) == RC_OK ? txn_fail(t, AR_STOPPED) : RC_ABORT;
 }
 
 enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
@@ -148,13 +153,13 @@ enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
         struct lq_req *r = txn_alloc(t, sizeof(*r));
         lq_req_init(r, &p->x, mode);
         a->cc_a = (uintptr_t)r;
-        if (!lq_bb_acquire(l, r, mode, &w) && acquire_slow(t, l, r, false, w) != RC_OK)
+        if (!lq_bb_acquire(l, r, mode, &w) && acquire_slow(t, a->row, l, r, false, w) != RC_OK)
             return RC_ABORT;
         a->data = a->row->data;
         a->in_place = 1;
     } else if (a->type == ACC_READ) { /* upgrade the shared lock */
         struct lq_req *r = req_of(a);
-        if (!lq_upgrade(&l->q, r, &w) && acquire_slow(t, l, r, true, w) != RC_OK)
+        if (!lq_upgrade(&l->q, r, &w) && acquire_slow(t, a->row, l, r, true, w) != RC_OK)
             return RC_ABORT;
     } /* else WRITE -> DELETE: already exclusive */
     a->type = (uint8_t)type;
@@ -181,11 +186,19 @@ enum rc cc_commit(struct txn *t)
     struct bb_thread *p = t->cc;
     uint64_t s = txn_timer_start();
     unsigned rounds = 0;
+    bool stopped = false;
     /* acquire: pairs with the release decrement of lq_bb_leave_unlatch (rule 8) */
     while (atomic_load_explicit(&p->x.ndeps, memory_order_acquire) != 0 &&
-           check_state(t) == RC_OK)
+           check_state(t) == RC_OK && !(stopped = wait_stopped())) {
+        if (!rounds)
+            wait_note(WAIT_DEPS, NULL, -1);
         wait_round(&rounds);
+    }
+    if (rounds)
+        wait_end();
     txn_precommit_done(t, s);
+    if (stopped) /* the run is over: abort (cascading) as a wounded one would */
+        return txn_fail(t, AR_STOPPED);
     uint32_t st = LQ_RUNNING;
     /* relaxed: ordered against lq_wound / lq_cascade as RMWs of one location */
     if (!atomic_compare_exchange_strong_explicit(&p->x.state, &st, LQ_COMMITTING,
@@ -217,7 +230,7 @@ void cc_abort(struct txn *t)
             continue;
         struct lq_rlock *l = lock_of(a->row);
         struct lq_req *r = req_of(a);
-        uint64_t w = lq_bb_latch_alone(l, r);
+        uint64_t w = lq_bb_latch_alone(l, r, a->row);
         if (a->undo)
             memcpy(a->row->data, a->undo, a->row->table->schema.data_size);
         lq_bb_leave_unlatch(l, r, w);

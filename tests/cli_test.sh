@@ -68,6 +68,9 @@ expect_bad --series-interval -1
 expect_bad --series-interval abc
 expect_bad --series-interval nan
 expect_bad --series-interval
+expect_bad --stall-timeout -1
+expect_bad --stall-timeout abc
+expect_bad --stall-timeout
 expect_bad --quiet on
 
 help=$(timeout 10 "$bin" --help)
