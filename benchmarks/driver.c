@@ -147,13 +147,13 @@ __attribute__((noinline)) bool driver_run_query(struct worker *wk, struct txn *t
             latency_add(&wk->types[type].lat, clock_ticks() - start);
             return true;
         }
-        if (stopped())
-            return false;
         uint64_t b0 = STATS_TICKS();
         wait_note(WAIT_BACKOFF, NULL, -1);
-        backoff(brng, retries, wk->o->backoff_max_us, wk->oversub);
+        backoff(brng, retries, wk->o->backoff_max_us, wk->oversub); /* ends early at STOP */
         wait_end();
         txn_add_backoff(t, STATS_TICKS() - b0);
+        if (stopped()) /* no retry after the window */
+            return false;
     }
     wk->types[type].commits++;
     if (w->committed)
@@ -389,8 +389,9 @@ void driver_run(const struct workload *w, const struct options *o, struct run_re
     res->series.measure_start_s = t0 - sm.t0;
     timed_phase(&sm, "measure", t0, o->duration_s);
     atomic_store_explicit(&phase, PH_STOP, memory_order_release);
-    /* relaxed: see wait_stopped (storage/wait.h) */
-    atomic_store_explicit(&wait_stop, true, memory_order_relaxed);
+    /* release: pairs with wait_stopped's acquire load (storage/wait.h): a waiter that
+     * gives up then sees PH_STOP too */
+    atomic_store_explicit(&wait_stop, true, memory_order_release);
     double t1 = clock_now_s();
     res->window_s = t1 - t0;
     sample(&sm, t1);

@@ -36,61 +36,6 @@ static inline void cpu_relax(void)
     __builtin_ia32_pause();
 #elif defined(__aarch64__)
     __asm__ __volatile__("yield");
-/* What a thread waits for. */
-#define WAIT_KINDS(X)                                                                        \
-    X(WAIT_NONE, "running")                 /* not in a long wait */                          \
-    X(WAIT_LOCK, "waiting for a lock")       /* a lock queue (2PL family, Bamboo) */           \
-    X(WAIT_APPEND, "waiting for an open write") /* RCC: an overlapping entry is OPEN */         \
-    X(WAIT_DEPS, "waiting for commit dependencies") /* Bamboo: retired requests ahead */      \
-    X(WAIT_PRECOMMIT, "pre-commit wait")     /* RCC: a predecessor is not done */              \
-    X(WAIT_ABORT, "abort waiting for dependants to leave") /* Bamboo: undo order */           \
-    X(WAIT_BACKOFF, "back-off before a retry") /* the driver */                                \
-    X(WAIT_EXITED, "finished")               /* the worker left its loop */
-
-#define WAIT_ENUM_(e, s) e,
-enum wait_kind { WAIT_KINDS(WAIT_ENUM_) WAIT_NKINDS };
-#undef WAIT_ENUM_
-
-extern const char *const wait_kind_names[WAIT_NKINDS];
-
-struct wait_rec {
-    alignas(CACHE_LINE) _Atomic uint32_t kind; /* enum wait_kind */
-    _Atomic int32_t holder;     /* thread it waits for, -1: unknown */
-    _Atomic uintptr_t row;      /* struct row * it waits on, 0: none */
-};
-
-extern _Thread_local struct wait_rec *wait_self;
-/* Set (to true) when the measured window ends; reset before a run starts. */
-extern _Atomic bool wait_stop;
-
-/* Starts a long wait of this thread: what for, on which row (NULL: none), held by which
- * thread (-1: unknown). */
-static inline void wait_note(enum wait_kind k, const void *row, int holder)
-{
-    struct wait_rec *w = wait_self;
-    atomic_store_explicit(&w->row, (uintptr_t)row, memory_order_relaxed);
-    atomic_store_explicit(&w->holder, holder, memory_order_relaxed);
-    atomic_store_explicit(&w->kind, (uint32_t)k, memory_order_relaxed);
-}
-
-/* The holder, once it is known (lock queues learn it under their latch). */
-static inline void wait_note_holder(int holder)
-{
-    atomic_store_explicit(&wait_self->holder, holder, memory_order_relaxed);
-}
-
-static inline void wait_end(void)
-{
-    atomic_store_explicit(&wait_self->kind, WAIT_NONE, memory_order_relaxed);
-}
-
-/* Whether the run is over: a waiter then gives up. relaxed: pairs with the driver's store;
- * the flag carries no data, and a waiter polls it every round, so it sees it soon. */
-static inline bool wait_stopped(void)
-{
-    return atomic_load_explicit(&wait_stop, memory_order_relaxed);
-}
-
 #endif
 }
 
@@ -156,11 +101,12 @@ static inline void wait_end(void)
     atomic_store_explicit(&wait_self->kind, WAIT_NONE, memory_order_relaxed);
 }
 
-/* Whether the run is over: a waiter then gives up. relaxed: pairs with the driver's store;
- * the flag carries no data, and a waiter polls it every round, so it sees it soon. */
+/* Whether the run is over: a waiter then gives up. acquire: pairs with the driver's
+ * release store, which follows its store of the STOP phase, so a worker that gave up here
+ * also sees STOP and does not retry (slow paths only: a plain load on x86). */
 static inline bool wait_stopped(void)
 {
-    return atomic_load_explicit(&wait_stop, memory_order_relaxed);
+    return atomic_load_explicit(&wait_stop, memory_order_acquire);
 }
 
 #endif
