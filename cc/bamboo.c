@@ -16,7 +16,8 @@
  *  - Commit: wait until ndeps == 0 (every retired request ahead on every row has
  *    committed; timed as pre-commit wait), unless wounded or cascaded meanwhile; then
  *    RUNNING -> COMMITTING (no longer woundable), publish, release (handing rule 8 on).
- *  - Abort (wounded: AR_WOUNDED; a predecessor aborted: AR_CASCADE): pass 1 marks every
+ *  - Abort (wounded: AR_WOUNDED; a predecessor aborted: AR_CASCADE; the run ended while it
+ *    waited for a lock or for its predecessors: AR_STOPPED): pass 1 marks every
  *    retired request aborting and cascades to everyone behind it; pass 2, row by row,
  *    waits until nobody is behind (they restore and leave first), restores the
  *    before-image (a->undo, taken by txn_write at the first write) under the latch, and

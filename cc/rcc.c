@@ -40,6 +40,9 @@
  * Re-update: a write after sealing is found at commit (image != snapshot) and kills the
  * overlapping entries after ours (AR_REUPDATE); an upgrade (SER read -> write, write ->
  * delete) kills them at once.
+ * Waits (append's, pre-commit) give up when the run is over (AR_STOPPED, storage/wait.h):
+ * append before linking its entry, pre-commit before COMMITTING; the abort then cascades
+ * as any other.
  * Commit: seal; deadlock step; pre-commit wait (every predecessor done, not killed);
  * RUNNING -> COMMITTING; txn_publish (all entries still linked); per entry: latch,
  * re-update check, install (seqlock), unlink, unlatch; done = id.

@@ -9,6 +9,8 @@
  *   DL_DETECT   always waits; on every wait it publishes its waits-for edges and searches
  *               for a cycle through itself (cc/waits_for.h); on a cycle it aborts
  *               (AR_DEADLOCK).
+ * A waiter of every queued policy also gives up when the run is over (AR_STOPPED,
+ * storage/wait.h): it withdraws its request like a wounded one.
  *
  * Accesses: READ takes a shared lock; WRITE and DELETE an exclusive one (upgrading a
  * shared lock the transaction holds); INSERT takes none (the row is private until
