@@ -10,7 +10,16 @@
  * queries it committed so far (never reset) in a cache line of its own, with relaxed
  * stores, and the main thread sums them every few milliseconds for the progress line and
  * at every --series-interval for the throughput series. The transactions themselves write
- * nothing shared for it. */
+ * nothing shared for it.
+ *
+ * Ending: with STOP the main thread also sets wait_stop (storage/wait.h), so every long
+ * wait gives up (the attempt aborts with AR_STOPPED) and no query is retried; the main
+ * thread then waits for the workers to leave (overrun_s: STOP until the last one left).
+ *
+ * Watchdog (benchmarks/watchdog.h): from warm-up until the last worker left, the main
+ * thread counts as progress the commits and the workers that left; if that count stands
+ * still for --stall-timeout seconds it prints what each worker waits for (its wait
+ * record, storage/wait.h) and exits with status 3. */
 #include "benchmarks/driver.h"
 
 #include <numa.h>
@@ -23,8 +32,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "benchmarks/progress.h"
+#include "benchmarks/watchdog.h"
 #include "cc/clock.h"
 #include "storage/wait.h"
 #include "storage/mem.h"
@@ -42,6 +53,9 @@ struct worker {
     struct type_result types[MAX_TXN_TYPES];
     struct hist_log *hist;
     double gen_s;
+    /* set (release) when the worker left its loop; the main thread polls it (acquire) */
+    _Atomic bool exited;
+    struct wait_rec wait; /* this worker's wait record, a cache line of its own */
     /* queries committed so far, in every phase: written by the worker only, read by the
      * main thread (relaxed both: a count, nothing is published with it); alone in its
      * cache line, as the struct is line-aligned and this is its last member */
@@ -87,6 +101,12 @@ static int cpu_order(enum pin_policy pin, int *cpus, int max)
     return n;
 }
 
+static bool stopped(void)
+{
+    /* acquire: pairs with the main thread's release store of the phase */
+    return atomic_load_explicit(&phase, memory_order_acquire) == PH_STOP;
+}
+
 static void backoff(struct rng *r, unsigned retries, double max_us, bool yield)
 {
     if (max_us <= 0)
@@ -95,7 +115,7 @@ static void backoff(struct rng *r, unsigned retries, double max_us, bool yield)
     if (cap > max_us)
         cap = max_us;
     uint64_t until = clock_ticks() + (uint64_t)(rng_double(r) * cap * 1e-6 * clock_ticks_per_s);
-    while (clock_ticks() < until) {
+    while (clock_ticks() < until && !wait_stopped()) {
         if (yield)
             sched_yield();
         else
@@ -128,12 +148,16 @@ __attribute__((noinline)) bool driver_run_query(struct worker *wk, struct txn *t
             return true;
         }
         uint64_t b0 = STATS_TICKS();
-        backoff(brng, retries, wk->o->backoff_max_us, wk->oversub);
+        wait_note(WAIT_BACKOFF, NULL, -1);
+        backoff(brng, retries, wk->o->backoff_max_us, wk->oversub); /* ends early at STOP */
+        wait_end();
         txn_add_backoff(t, STATS_TICKS() - b0);
-        if (atomic_load_explicit(&phase, memory_order_acquire) == PH_STOP)
+        if (stopped()) /* no retry after the window */
             return false;
     }
     wk->types[type].commits++;
+    if (w->committed)
+        w->committed(q);
     /* relaxed: see struct worker; a plain load, this thread is the only writer */
     atomic_store_explicit(&wk->committed,
                           atomic_load_explicit(&wk->committed, memory_order_relaxed) + 1,
@@ -154,6 +178,7 @@ static void *worker_main(void *arg)
         pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
     }
     mem_thread_init();
+    wait_self = &wk->wait;
     /* waiters sleep in short slices (storage/wait.h): keep the kernel's timer slack small */
     prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
     struct txn *t = txn_create(wk->id, o->verify);
@@ -196,6 +221,10 @@ static void *worker_main(void *arg)
         if (!driver_run_query(wk, t, q, &brng))
             break;
     }
+    wait_note(WAIT_EXITED, NULL, -1);
+    /* release: the main thread joins after seeing it (acquire); it reads the worker's
+     * results only after the join */
+    atomic_store_explicit(&wk->exited, true, memory_order_release);
     wk->st = *txn_stats(t);
     wk->hist = txn_take_history(t);
     cc_thread_fini(t);
@@ -216,6 +245,7 @@ struct sampler {
     const struct worker *wk;
     int n;
     struct series *s;
+    struct watchdog wd;
     double t0;     /* warm-up start */
     double last_s; /* end of the series' last interval (t0 at first) */
     uint64_t last; /* commits then */
@@ -229,6 +259,33 @@ static uint64_t commits_now(const struct sampler *sm)
     for (int i = 0; i < sm->n; i++) /* relaxed: see struct worker */
         c += atomic_load_explicit(&sm->wk[i].committed, memory_order_relaxed);
     return c;
+}
+
+/* The watchdog's progress count: commits plus workers that left. */
+static uint64_t progress_now(const struct sampler *sm)
+{
+    uint64_t c = commits_now(sm);
+    for (int i = 0; i < sm->n; i++) /* acquire: see struct worker */
+        c += atomic_load_explicit(&sm->wk[i].exited, memory_order_acquire);
+    return c;
+}
+
+/* Feeds the watchdog; on a stall, reports and exits with status 3. */
+static void watch(struct sampler *sm, double now)
+{
+    if (!watchdog_stalled(&sm->wd, now, progress_now(sm)))
+        return;
+    const struct wait_rec **recs = mem_alloc((size_t)sm->n * sizeof(*recs));
+    uint64_t *commits = mem_alloc((size_t)sm->n * sizeof(*commits));
+    for (int i = 0; i < sm->n; i++) {
+        recs[i] = &sm->wk[i].wait;
+        /* relaxed: see struct worker */
+        commits[i] = atomic_load_explicit(&sm->wk[i].committed, memory_order_relaxed);
+    }
+    progress_clear();
+    watchdog_report(stderr, &sm->wd, now, sm->n, recs, commits);
+    fflush(stderr);
+    _exit(3); /* the workers still run: no exit handlers, no destructors under them */
 }
 
 /* Ends a series interval at `now`. */
@@ -270,6 +327,7 @@ static void timed_phase(struct sampler *sm, const char *name, double start, doub
             continue;
         }
         progress_timed(false, name, now - start, len, commits_now(sm));
+        watch(sm, now);
         double until = next < end ? next : end;
         sleep_s(until - now < SAMPLER_SLICE_S ? until - now : SAMPLER_SLICE_S);
     }
@@ -298,6 +356,7 @@ void driver_run(const struct workload *w, const struct options *o, struct run_re
     struct worker *wk = mem_alloc_aligned(CACHE_LINE, (size_t)n * sizeof(*wk));
     memset(wk, 0, (size_t)n * sizeof(*wk));
     atomic_store(&phase, PH_GENERATE);
+    atomic_store(&wait_stop, false);
     atomic_store(&ready, 0);
     progress_phase("generate", "queries", (uint64_t)n * o->queries_per_thread);
     for (int i = 0; i < n; i++) {
@@ -320,6 +379,7 @@ void driver_run(const struct workload *w, const struct options *o, struct run_re
     /* release: workers start after seeing the phase change (acquire) */
     atomic_store_explicit(&phase, PH_WARMUP, memory_order_release);
     sm.t0 = sm.last_s = clock_now_s();
+    watchdog_start(&sm.wd, o->stall_timeout_s, sm.t0, progress_now(&sm));
     if (o->warmup_s > 0)
         timed_phase(&sm, "warmup", sm.t0, o->warmup_s);
     atomic_store_explicit(&phase, PH_MEASURE, memory_order_release);
@@ -329,10 +389,21 @@ void driver_run(const struct workload *w, const struct options *o, struct run_re
     res->series.measure_start_s = t0 - sm.t0;
     timed_phase(&sm, "measure", t0, o->duration_s);
     atomic_store_explicit(&phase, PH_STOP, memory_order_release);
+    /* release: pairs with wait_stopped's acquire load (storage/wait.h): a waiter that
+     * gives up then sees PH_STOP too */
+    atomic_store_explicit(&wait_stop, true, memory_order_release);
     double t1 = clock_now_s();
     res->window_s = t1 - t0;
     sample(&sm, t1);
     progress_timed(true, "measure", res->window_s, o->duration_s, commits_now(&sm));
+    for (int i = 0; i < n; i++) {
+        /* acquire: see struct worker */
+        while (!atomic_load_explicit(&wk[i].exited, memory_order_acquire)) {
+            watch(&sm, clock_now_s());
+            sleep_s(0.001);
+        }
+    }
+    res->overrun_s = clock_now_s() - t1;
     for (int i = 0; i < n; i++)
         pthread_join(wk[i].th, NULL);
     if (o->verify)

@@ -28,6 +28,7 @@ struct series {
 struct run_result {
     double window_s;     /* measured window, seconds */
     double gen_s;        /* query generation (not measured) */
+    double overrun_s;    /* end of the window until every worker stopped */
     int ncpus;           /* CPUs the process may run on */
     bool oversubscribed; /* more threads than CPUs */
     struct txn_stats total;

@@ -1,6 +1,7 @@
 /* rundb-<variant>: parses the flags, loads the workload, runs it under the linked CC
  * algorithm, checks history and invariants when asked, and reports.
- * Exit status: 0 success, 1 a check failed (or a set-up failure), 2 bad input. */
+ * Exit status: 0 success, 1 a check failed (or a set-up failure), 2 bad input, 3 the run
+ * stalled (--stall-timeout: nothing committed for that long; benchmarks/watchdog.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

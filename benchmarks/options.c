@@ -51,6 +51,9 @@ static const struct opt_def defs[] = {
     {"series-interval", OK_DOUBLE, OFF(series_interval_s), 0.01, 60, false, "1",
      "seconds between samples of the throughput series (result's \"series\"), from the "
      "start of warm-up to the end of the measured window"},
+    {"stall-timeout", OK_DOUBLE, OFF(stall_timeout_s), 0, 86400, false, "10",
+     "seconds without a commit (from warm-up until the workers stopped) after which the run "
+     "is reported stalled: what each thread waits for, exit 3; 0 = never"},
     {"quiet", OK_FLAG, OFF(quiet), 0, 0, false, "off",
      "no progress lines on stderr (load, query generation, warm-up, measured window)"},
     {"rows", OK_U64, OFF(rows), 1, 1e10, false, "1000000", "ycsb: rows in the table; synth: rows over all partitions"},
@@ -65,7 +68,11 @@ static const struct opt_def defs[] = {
     {"hot-accounts", OK_U64, OFF(hot_accounts), 1, 1e9, false, "8",
      "bank: size of the hot set (at most --accounts)"},
     {"hot-prob", OK_DOUBLE, OFF(hot_prob), 0, 1, false, "0.5",
-     "bank: probability that each side of a transfer is drawn from the hot set"},
+     "bank: probability that a transfer's source account, or an audit's branch, is drawn "
+     "from the hot set"},
+    {"branch-size", OK_U64, OFF(branch_size), 2, 1e9, false, "8",
+     "bank: accounts per branch (consecutive; the last branch takes the remainder): a "
+     "transfer stays within one branch and an audit reads one whole branch"},
     {"warehouses", OK_INT, OFF(warehouses), 1, 1024, false, "1",
      "tpcc: number of warehouses (about 160 MB of memory each)"},
     {"mix", OK_MIX, OFF(mix), 0, 0, false, "standard",
@@ -212,6 +219,9 @@ void options_parse(struct options *o, int argc, char **argv)
             o->req_per_txn, (unsigned long long)o->rows);
     if (o->hot_accounts > o->accounts)
         bad("--hot-accounts: %llu exceeds --accounts %llu", (unsigned long long)o->hot_accounts,
+            (unsigned long long)o->accounts);
+    if (o->branch_size > o->accounts)
+        bad("--branch-size: %llu exceeds --accounts %llu", (unsigned long long)o->branch_size,
             (unsigned long long)o->accounts);
     if (*o->dump && !workload_find(o->workload)->dump)
         bad("--dump: the %s workload has no dump", o->workload);

@@ -22,6 +22,7 @@ struct options {
     uint64_t queries_per_thread;
     double backoff_max_us;
     double series_interval_s;
+    double stall_timeout_s;
     bool quiet;
     /* ycsb */
     uint64_t rows;
@@ -34,6 +35,7 @@ struct options {
     uint64_t accounts;
     uint64_t hot_accounts;
     double hot_prob;
+    uint64_t branch_size;
     /* tpcc */
     int warehouses;
     int mix; /* enum tpcc_mix */

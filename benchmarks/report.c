@@ -132,8 +132,11 @@ static void write_json(FILE *f, const struct report_in *in)
     json_string(f, cpu);
     fprintf(f, ",\"cores\":%ld,\"cpus_allowed\":%d,\"numa_nodes\":%d,\"tsc_hz\":%.0f},",
             sysconf(_SC_NPROCESSORS_ONLN), r->ncpus, mem_numa_nodes(), clock_ticks_per_s);
-    fprintf(f, "\"oversubscribed\":%s,\"load_s\":%.3f,\"gen_s\":%.3f,\"git_rev\":\"%s\",",
-            r->oversubscribed ? "true" : "false", in->load_s, r->gen_s, build_git_rev);
+    fprintf(f,
+            "\"oversubscribed\":%s,\"load_s\":%.3f,\"gen_s\":%.3f,\"overrun_s\":%.3f,"
+            "\"git_rev\":\"%s\",",
+            r->oversubscribed ? "true" : "false", in->load_s, r->gen_s, r->overrun_s,
+            build_git_rev);
     if (in->verified) {
         const struct hist_result *h = &in->hres;
         fprintf(f, "\"verify\":{\"level\":\"%s\",\"ok\":%s,\"txns\":%zu,\"reads\":%zu,\"writes\":%zu,"

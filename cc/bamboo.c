@@ -16,7 +16,8 @@
  *  - Commit: wait until ndeps == 0 (every retired request ahead on every row has
  *    committed; timed as pre-commit wait), unless wounded or cascaded meanwhile; then
  *    RUNNING -> COMMITTING (no longer woundable), publish, release (handing rule 8 on).
- *  - Abort (wounded: AR_WOUNDED; a predecessor aborted: AR_CASCADE): pass 1 marks every
+ *  - Abort (wounded: AR_WOUNDED; a predecessor aborted: AR_CASCADE; the run ended while it
+ *    waited for a lock or for its predecessors: AR_STOPPED): pass 1 marks every
  *    retired request aborting and cascades to everyone behind it; pass 2, row by row,
  *    waits until nobody is behind (they restore and leave first), restores the
  *    before-image (a->undo, taken by txn_write at the first write) under the latch, and
@@ -106,18 +107,23 @@ static inline enum rc check_state(struct txn *t)
     return txn_fail(t, s == LQ_CASCADED ? AR_CASCADE : AR_WOUNDED);
 }
 
-/* The conflict path, latch held (w its word): queue, wait, give up when told. */
-static __attribute__((noinline)) enum rc acquire_slow(struct txn *t, struct lq_rlock *l,
-                                                      struct lq_req *r, bool upgrade,
-                                                      uint64_t w)
+/* The conflict path, latch of row's lock l held (w its word): queue, wait, give up when
+ * told (wounded, cascaded, or the run is over: then it aborts as a wounded one would). */
+static __attribute__((noinline)) enum rc acquire_slow(struct txn *t, struct row *row,
+                                                      struct lq_rlock *l, struct lq_req *r,
+                                                      bool upgrade, uint64_t w)
 {
     struct bb_thread *p = t->cc;
     /* read before r is queued: then granters may change r->mode (latch rule 1) */
     bool ex = upgrade || r->mode == LQ_MODE_EX;
-    if (lq_bb_enqueue(l, r, upgrade, w) == LQ_GRANTED)
+    wait_note(WAIT_LOCK, row, -1); /* lq_bb_enqueue notes the holder */
+    if (lq_bb_enqueue(l, r, upgrade, w) == LQ_GRANTED) {
+        wait_end();
         return RC_OK;
+    }
     uint64_t s = txn_timer_start();
     bool ok = lq_wait(r, &p->x.state);
+    wait_end();
     if (ex)
         txn_ww_wait_done(t, s);
     else
@@ -126,7 +132,7 @@ static __attribute__((noinline)) enum rc acquire_slow(struct txn *t, struct lq_r
         return RC_OK;
     if (lq_bb_cancel(l, r) && !upgrade) /* granted meanwhile: give the new lock back */
         lq_bb_leave_unlatch(l, r, lq_latch(&l->q));
-    return check_state(t);
+    return check_state(t) == RC_OK ? txn_fail(t, AR_STOPPED) : RC_ABORT;
 }
 
 enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
@@ -148,13 +154,13 @@ enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
         struct lq_req *r = txn_alloc(t, sizeof(*r));
         lq_req_init(r, &p->x, mode);
         a->cc_a = (uintptr_t)r;
-        if (!lq_bb_acquire(l, r, mode, &w) && acquire_slow(t, l, r, false, w) != RC_OK)
+        if (!lq_bb_acquire(l, r, mode, &w) && acquire_slow(t, a->row, l, r, false, w) != RC_OK)
             return RC_ABORT;
         a->data = a->row->data;
         a->in_place = 1;
     } else if (a->type == ACC_READ) { /* upgrade the shared lock */
         struct lq_req *r = req_of(a);
-        if (!lq_upgrade(&l->q, r, &w) && acquire_slow(t, l, r, true, w) != RC_OK)
+        if (!lq_upgrade(&l->q, r, &w) && acquire_slow(t, a->row, l, r, true, w) != RC_OK)
             return RC_ABORT;
     } /* else WRITE -> DELETE: already exclusive */
     a->type = (uint8_t)type;
@@ -181,14 +187,22 @@ enum rc cc_commit(struct txn *t)
     struct bb_thread *p = t->cc;
     uint64_t s = txn_timer_start();
     unsigned rounds = 0;
+    bool stopped = false;
     /* acquire: pairs with the release decrement of lq_bb_leave_unlatch (rule 8) */
     while (atomic_load_explicit(&p->x.ndeps, memory_order_acquire) != 0 &&
 #ifdef MUTANT_BAMBOO_NO_COMMIT_WAIT /* mutant: commit before the predecessors */
            false &&
 #endif
-           check_state(t) == RC_OK)
+           check_state(t) == RC_OK && !(stopped = wait_stopped())) {
+        if (!rounds)
+            wait_note(WAIT_DEPS, NULL, -1);
         wait_round(&rounds);
+    }
+    if (rounds)
+        wait_end();
     txn_precommit_done(t, s);
+    if (stopped) /* the run is over: abort (cascading) as a wounded one would */
+        return txn_fail(t, AR_STOPPED);
     uint32_t st = LQ_RUNNING;
     /* relaxed: ordered against lq_wound / lq_cascade as RMWs of one location */
     if (!atomic_compare_exchange_strong_explicit(&p->x.state, &st, LQ_COMMITTING,
@@ -220,7 +234,7 @@ void cc_abort(struct txn *t)
             continue;
         struct lq_rlock *l = lock_of(a->row);
         struct lq_req *r = req_of(a);
-        uint64_t w = lq_bb_latch_alone(l, r);
+        uint64_t w = lq_bb_latch_alone(l, r, a->row);
 #ifdef MUTANT_BAMBOO_UNDO_AFTER_UNLOCK /* mutant: others see the aborted write until the undo */
         lq_bb_leave_unlatch(l, r, w);
 #endif

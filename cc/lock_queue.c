@@ -189,6 +189,13 @@ static inline enum lq_rc enqueue_x(struct lq_lock *l, struct lq_req *r, bool upg
             blk[n++] = q->txn->id;
         *nblk = n;
     }
+    /* the wait record (storage/wait.h): someone r waits for, if an owner is left */
+    struct lq_req *o = l->owners;
+    if (o == r)
+        o = o->onext;
+    if (!o && rt)
+        o = rt->rtail;
+    wait_note_holder(o ? o->txn->thread : -1);
     lq_unlatch(l, w);
     return LQ_WAIT;
 }
@@ -206,7 +213,7 @@ bool lq_wait(struct lq_req *r, const _Atomic uint32_t *watch)
     while (!atomic_load_explicit(&r->granted, memory_order_acquire)) {
         /* relaxed: pairs with the CAS of lq_wound / lq_cascade; only the flag is read */
         uint32_t s = watch ? atomic_load_explicit(watch, memory_order_relaxed) : LQ_RUNNING;
-        if (s == LQ_WOUNDED || s == LQ_CASCADED)
+        if (s == LQ_WOUNDED || s == LQ_CASCADED || wait_stopped())
             return false;
         wait_round(&rounds);
     }
@@ -285,16 +292,20 @@ void lq_bb_abort_mark(struct lq_rlock *rl, struct lq_req *r)
     lq_unlatch(l, w);
 }
 
-uint64_t lq_bb_latch_alone(struct lq_rlock *rl, struct lq_req *r)
+uint64_t lq_bb_latch_alone(struct lq_rlock *rl, struct lq_req *r, const void *row)
 {
     struct lq_lock *l = &rl->q;
     unsigned rounds = 0;
     uint64_t w = lq_latch(l);
     while (r->retired && (r != rl->rtail || l->owners)) {
+        if (!rounds) /* no give-up on stop: those behind are aborting too (rule 9) */
+            wait_note(WAIT_ABORT, row, (r != rl->rtail ? rl->rtail : l->owners)->txn->thread);
         lq_unlatch(l, w);
         wait_round(&rounds);
         w = lq_latch(l);
     }
+    if (rounds)
+        wait_end();
     return w;
 }
 

@@ -292,8 +292,9 @@ static inline void lq_release(struct lq_lock *l, struct lq_req *r)
 enum lq_rc lq_enqueue(struct lq_lock *l, struct lq_req *r, bool upgrade, uint64_t w,
                       enum lq_policy pol, uint64_t *blk, int *nblk);
 
-/* Waits until r is granted; with `watch`, also returns false as soon as *watch reads
- * LQ_WOUNDED or LQ_CASCADED (the caller then cancels). True: granted. */
+/* Waits until r is granted; returns false as soon as the run is over (wait_stopped) or,
+ * with `watch`, *watch reads LQ_WOUNDED or LQ_CASCADED (the caller then cancels). True:
+ * granted. The caller has noted the wait (wait_note); lq_enqueue noted the holder. */
 bool lq_wait(struct lq_req *r, const _Atomic uint32_t *watch);
 
 /* Withdraws a waiting request (wounded, deadlock victim). Returns true if it had been
@@ -351,8 +352,9 @@ void lq_bb_retire(struct lq_rlock *rl, struct lq_req *r);
 void lq_bb_abort_mark(struct lq_rlock *rl, struct lq_req *r);
 /* Abort, second pass: takes the latch, and if r is retired waits (unlatched) until nobody
  * is behind it; returns the word with the latch held. The caller may then restore its
- * before-image and calls lq_bb_leave_unlatch. */
-uint64_t lq_bb_latch_alone(struct lq_rlock *rl, struct lq_req *r);
+ * before-image and calls lq_bb_leave_unlatch. `row` (the lock's row) is for the wait
+ * record only. */
+uint64_t lq_bb_latch_alone(struct lq_rlock *rl, struct lq_req *r, const void *row);
 /* Unlinks r (owner or retired), hands rule 8 on if r was the head of the retired list,
  * grants the waiters and unlatches (w: the word, latch held). Used by commit (after
  * lq_latch: r is then the head or an owner with nothing retired ahead) and by abort. */

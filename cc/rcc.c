@@ -40,6 +40,9 @@
  * Re-update: a write after sealing is found at commit (image != snapshot) and kills the
  * overlapping entries after ours (AR_REUPDATE); an upgrade (SER read -> write, write ->
  * delete) kills them at once.
+ * Waits (append's, pre-commit) give up when the run is over (AR_STOPPED, storage/wait.h):
+ * append before linking its entry, pre-commit before COMMITTING; the abort then cascades
+ * as any other.
  * Commit: seal; deadlock step; pre-commit wait (every predecessor done, not killed);
  * RUNNING -> COMMITTING; txn_publish (all entries still linked); per entry: latch,
  * re-update check, install (seqlock), unlink, unlatch; done = id.
@@ -474,6 +477,7 @@ static void leave(struct row *r, struct rcc_entry *e)
  * (ww_wait) for a write or delete, plain wait for an SER speculative read. */
 static inline void wait_done(struct txn *t, uint64_t start, enum access_type type)
 {
+    wait_end();
     if (type == ACC_READ)
         txn_wait_done(t, start);
     else
@@ -495,6 +499,7 @@ static enum rc append(struct txn *t, struct access *a, enum access_type type)
     for (;;) {
         latch(m);
         bool wait = false;
+        uint64_t holder = 0; /* an attempt waited for (the wait record) */
         for (struct rcc_entry *x = m->tail; x; x = x->prev) {
             if (!overlap(x->cols, cols))
                 continue;
@@ -507,17 +512,22 @@ static enum rc append(struct txn *t, struct access *a, enum access_type type)
             if (RCC_DEADLOCK == RCC_DL_WOUND && x->ts > p->ts) {
                 kill(x->owner, KR_WOUNDED); /* a committing one just finishes */
                 wait = true;
+                holder = x->owner;
             }
-            if (x->flags & ENT_OPEN)
+            if (x->flags & ENT_OPEN) {
                 wait = true;
+                holder = x->owner;
+            }
         }
         if (!wait)
             break;
         unlatch(m);
-        if (!wait_start)
+        if (!wait_start) {
             wait_start = txn_timer_start();
-        enum abort_reason why = killed_reason(t);
-        if (why != AR_COUNT) {
+            wait_note(WAIT_APPEND, r, thread_of(holder));
+        }
+        enum abort_reason why = wait_stopped() ? AR_STOPPED : killed_reason(t);
+        if (why != AR_COUNT) { /* nothing of this access is linked yet */
             wait_done(t, wait_start, type);
             return txn_fail(t, why);
         }
@@ -655,19 +665,28 @@ static enum rc precommit(struct txn *t)
             return txn_fail(t, AR_DEADLOCK);
     }
     uint64_t s = txn_timer_start();
-    for (int i = 0; i < p->ndeps; i++) {
+    bool stopped = false;
+    for (int i = 0; i < p->ndeps && !stopped; i++) {
         uint64_t id = p->dep_of[p->deps[i]];
         unsigned rounds = 0;
 #ifdef MUTANT_RCC_NO_PRECOMMIT_WAIT /* mutant: commit before the predecessors */
         break;
 #endif
         while (!is_done(id)) {
-            if (killed_reason(t) != AR_COUNT)
+            if (killed_reason(t) != AR_COUNT || (stopped = wait_stopped()))
                 break;
+            if (!rounds)
+                wait_note(WAIT_PRECOMMIT, NULL, thread_of(id));
             wait_round(&rounds);
         }
+        if (rounds)
+            wait_end();
     }
     txn_precommit_done(t, s);
+    /* the run is over: abort before COMMITTING, as a deadlock victim does; cc_abort
+     * cascades to the successors */
+    if (stopped)
+        return txn_fail(t, AR_STOPPED);
     uint64_t w = t->id << 4 | PH_RUNNING << 2;
     /* seq_cst: decides against a concurrent kill's CAS on the same word */
     if (!atomic_compare_exchange_strong(&p->word, &w, t->id << 4 | PH_COMMITTING << 2))

@@ -61,7 +61,8 @@
     X(AR_REUPDATE, "reupdate")     /* its read version was re-updated by its writer */       \
     X(AR_USER, "user")             /* the workload rolled back (e.g. TPC-C 1% NewOrder) */  \
     X(AR_DELETED, "deleted_row")   /* the row it reached was deleted by a committed txn */  \
-    X(AR_RETRY, "retry")           /* the workload saw a commit still being published */
+    X(AR_RETRY, "retry")           /* the workload saw a commit still being published */   \
+    X(AR_STOPPED, "stopped")       /* the run ended while it waited (storage/wait.h) */
 
 #define AR_ENUM_(e, s) e,
 enum abort_reason { ABORT_REASONS(AR_ENUM_) AR_COUNT };

@@ -9,6 +9,8 @@
  *   DL_DETECT   always waits; on every wait it publishes its waits-for edges and searches
  *               for a cycle through itself (cc/waits_for.h); on a cycle it aborts
  *               (AR_DEADLOCK).
+ * A waiter of every queued policy also gives up when the run is over (AR_STOPPED,
+ * storage/wait.h): it withdraws its request like a wounded one.
  *
  * Accesses: READ takes a shared lock; WRITE and DELETE an exclusive one (upgrading a
  * shared lock the transaction holds); INSERT takes none (the row is private until
@@ -137,8 +139,8 @@ static inline bool wounded(const struct tp_thread *p)
 }
 
 /* Withdraws a waiting request r and fails with `why`; if r was granted meanwhile, a
- * deadlock victim just keeps it (its wait is over), a wounded one gives up a new lock
- * (an upgraded one is released by cc_abort). */
+ * deadlock victim just keeps it (its wait is over), a wounded or stopped one gives up a
+ * new lock (an upgraded one is released by cc_abort). */
 static enum rc give_up(struct txn *t, struct lq_lock *l, struct lq_req *r, bool upgrade,
                        enum abort_reason why)
 {
@@ -151,17 +153,21 @@ static enum rc give_up(struct txn *t, struct lq_lock *l, struct lq_req *r, bool 
     return txn_fail(t, why);
 }
 
-/* The conflict path of the waiting policies, with l's latch held and w its word: queues
- * r (new, or the upgrade of a->cc_a) as the policy says, waits, and gives up when told. */
-static __attribute__((noinline)) enum rc acquire_slow(struct txn *t, struct lq_lock *l,
-                                                      struct lq_req *r, bool upgrade,
-                                                      uint64_t w)
+/* The conflict path of the waiting policies, with the latch of row's lock l held and w
+ * its word: queues r (new, or the upgrade of a->cc_a) as the policy says, waits, and
+ * gives up when told (wounded, deadlock victim, or the run is over). */
+static __attribute__((noinline)) enum rc acquire_slow(struct txn *t, struct row *row,
+                                                      struct lq_lock *l, struct lq_req *r,
+                                                      bool upgrade, uint64_t w)
 {
     struct tp_thread *p = t->cc;
     int nblk = 0;
     /* read before r is queued: then granters may change r->mode (latch rule 1) */
     bool ex = upgrade || r->mode == LQ_MODE_EX;
+    wait_note(WAIT_LOCK, row, -1); /* lq_enqueue notes the holder */
     enum lq_rc rc = lq_enqueue(l, r, upgrade, w, POLICY, p->blk, &nblk);
+    if (rc != LQ_WAIT)
+        wait_end();
     if (rc == LQ_DIE)
         return txn_fail(t, AR_DIE);
     if (rc == LQ_GRANTED)
@@ -172,19 +178,23 @@ static __attribute__((noinline)) enum rc acquire_slow(struct txn *t, struct lq_l
         bool cycle = wf_cycle(t->thread_id, t->id);
         txn_deadlock_done(t, s);
         if (cycle) {
+            wait_end();
             wf_clear(t->thread_id);
             return give_up(t, l, r, upgrade, AR_DEADLOCK);
         }
     }
     uint64_t s = txn_timer_start();
     bool ok = lq_wait(r, POLICY == LQ_WOUND_WAIT ? &p->x.state : NULL);
+    wait_end();
     if (ex)
         txn_ww_wait_done(t, s);
     else
         txn_wait_done(t, s);
     if (POLICY == LQ_DL_DETECT)
         wf_clear(t->thread_id);
-    return ok ? RC_OK : give_up(t, l, r, upgrade, AR_WOUNDED);
+    if (ok)
+        return RC_OK;
+    return give_up(t, l, r, upgrade, wounded(p) ? AR_WOUNDED : AR_STOPPED);
 }
 
 /* Grants a->row in mode ex/shared to a new access (upgrade false) or upgrades the shared
@@ -202,13 +212,13 @@ static enum rc acquire(struct txn *t, struct access *a, bool ex, bool upgrade)
     uint64_t w;
     if (upgrade) {
         struct lq_req *r = req_of(a);
-        return lq_upgrade(l, r, &w) ? RC_OK : acquire_slow(t, l, r, true, w);
+        return lq_upgrade(l, r, &w) ? RC_OK : acquire_slow(t, a->row, l, r, true, w);
     }
     enum lq_mode mode = ex ? LQ_MODE_EX : LQ_MODE_SH;
     struct lq_req *r = txn_alloc(t, sizeof(*r));
     lq_req_init(r, &p->x, mode);
     a->cc_a = (uintptr_t)r;
-    return lq_acquire(l, r, mode, &w) ? RC_OK : acquire_slow(t, l, r, false, w);
+    return lq_acquire(l, r, mode, &w) ? RC_OK : acquire_slow(t, a->row, l, r, false, w);
 }
 
 /* Every case but the hot one of cc_access. */
@@ -243,7 +253,7 @@ static __attribute__((noinline)) enum rc access_queued(struct txn *t, struct acc
                                                        enum access_type type,
                                                        struct lq_req *r, uint64_t w)
 {
-    if (acquire_slow(t, lock_of(a->row), r, false, w) != RC_OK)
+    if (acquire_slow(t, a->row, lock_of(a->row), r, false, w) != RC_OK)
         return RC_ABORT;
     a->type = (uint8_t)type;
     return RC_OK;

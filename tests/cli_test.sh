@@ -46,6 +46,9 @@ expect_bad --pin everywhere
 expect_bad --workload tpcx
 expect_bad --accounts 1 --workload bank
 expect_bad --accounts 10 --hot-accounts 11 --workload bank
+expect_bad --accounts 10 --branch-size 11 --workload bank
+expect_bad --branch-size 1 --workload bank
+expect_bad --branch-size x --workload bank
 expect_bad --hot-prob 2
 expect_bad --seed x
 expect_bad --out /nonexistent-dir/result.json
@@ -65,6 +68,9 @@ expect_bad --series-interval -1
 expect_bad --series-interval abc
 expect_bad --series-interval nan
 expect_bad --series-interval
+expect_bad --stall-timeout -1
+expect_bad --stall-timeout abc
+expect_bad --stall-timeout
 expect_bad --quiet on
 
 help=$(timeout 10 "$bin" --help)

@@ -2,7 +2,8 @@
 # The test suite (run by `make test` after building every flavor):
 #   unit tests (build/tests/test_*), CLI bad-input tests, and for every serializable
 #   variant of config/variants.tsv: YCSB theta 0.99 with 8 threads and --verify (history
-#   check), the bank workload with --verify (money conserved), TPC-C with --check and
+#   check), the bank workload with --verify (money conserved, audits see their branch's
+#   total), 64 threads ending within 2 s of the window, TPC-C with --check and
 #   --verify (tests/tpcc_test.sh), YCSB and bank under ThreadSanitizer, and one
 #   AddressSanitizer run; the sweep runner (spec validation, resume, failures, GNU
 #   parallel, a one-node SLURM cluster) and the plot scripts.
@@ -61,6 +62,7 @@ for v in $variants; do
     run "$v ycsb 100k rows verify" 90 $b $common --duration 2 $ycsb_wide
     run "$v bank verify" 90 $b $common --duration 2 $bank
     run "$v bank 16 threads" 90 $b --threads 16 --warmup 0 --duration 1 $bank
+    run "$v bank 64 threads ends in time" 120 tests/overrun_test.sh $b --threads 64 --warmup 0 --duration 1 $bank
 done
 
 echo "== TPC-C (tests/tpcc_test.sh)"

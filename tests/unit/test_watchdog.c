@@ -1,0 +1,78 @@
+/* The stall watchdog (benchmarks/watchdog.h) in isolation: when it calls a run stalled,
+ * and what its report says about each worker's wait record. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "benchmarks/watchdog.h"
+#include "check.h"
+#include "storage/table.h"
+
+static void stalls_only_after_timeout(void)
+{
+    struct watchdog wd;
+    watchdog_start(&wd, 10, 100.0, 5);
+    CHECK(!watchdog_stalled(&wd, 105.0, 5));
+    CHECK(!watchdog_stalled(&wd, 109.9, 5));
+    CHECK(watchdog_stalled(&wd, 110.0, 5));
+    /* progress restarts the clock */
+    CHECK(!watchdog_stalled(&wd, 111.0, 6));
+    CHECK(!watchdog_stalled(&wd, 120.5, 6));
+    CHECK(watchdog_stalled(&wd, 121.0, 6));
+}
+
+static void off_never_stalls(void)
+{
+    struct watchdog wd;
+    watchdog_start(&wd, 0, 0.0, 0);
+    CHECK(!watchdog_stalled(&wd, 1e6, 0));
+}
+
+static void report_names_rows_and_holders(void)
+{
+    struct table tab;
+    memset(&tab, 0, sizeof(tab));
+    tab.name = "accounts";
+    struct row *row = calloc(1, sizeof(struct row) + 8);
+    row->key = 42;
+    row->table = &tab;
+    static struct wait_rec recs[4];
+    struct wait_rec *saved = wait_self;
+    wait_self = &recs[0];
+    wait_note(WAIT_LOCK, row, -1);
+    wait_note_holder(3); /* as a lock queue does under its latch */
+    wait_self = &recs[1];
+    wait_note(WAIT_PRECOMMIT, NULL, 0);
+    wait_self = &recs[2];
+    wait_note(WAIT_BACKOFF, NULL, -1);
+    wait_self = &recs[3];
+    wait_note(WAIT_APPEND, row, 1);
+    wait_end(); /* a wait that ended: running again */
+    wait_self = saved;
+    const struct wait_rec *const p[4] = {&recs[0], &recs[1], &recs[2], &recs[3]};
+    const uint64_t commits[4] = {7, 8, 9, 10};
+    struct watchdog wd;
+    watchdog_start(&wd, 10, 0.0, 34);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    watchdog_report(f, &wd, 12.0, 4, p, commits);
+    fclose(f);
+    CHECK(strstr(buf, "nothing committed for 12.0 s") != NULL);
+    CHECK(strstr(buf, "thread 0: waiting for a lock on accounts key 42, blocked by thread 3 "
+                      "(7 commits)") != NULL);
+    CHECK(strstr(buf, "thread 1: pre-commit wait, blocked by thread 0 (8 commits)") != NULL);
+    CHECK(strstr(buf, "thread 2: back-off before a retry (9 commits)") != NULL);
+    CHECK(strstr(buf, "thread 3: running (10 commits)") != NULL);
+    if (check_case_failed)
+        printf("%s", buf);
+    free(buf);
+    free(row);
+}
+
+int main(void)
+{
+    RUN_CASE(stalls_only_after_timeout);
+    RUN_CASE(off_never_stalls);
+    RUN_CASE(report_names_rows_and_holders);
+    return check_failures ? 1 : 0;
+}
