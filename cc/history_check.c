@@ -115,7 +115,7 @@ struct checker {
     size_t malformed;
 };
 
-/* A per-transaction set of the items it touched so far. */
+/* A per-transaction set of the items it writes. */
 struct wset_slot {
     uint32_t code[3];
     uint8_t used, wrote, read;
@@ -338,16 +338,16 @@ static struct wset_slot *wset_find(struct wset *ws, const uint32_t code[3])
  * (reported as malformed) when it was there already. */
 static struct id_slot *hash_put(struct checker *c, uint64_t id, uint32_t idx)
 {
-    if (id == 0 || txn_lookup(c, id) != NO_TXN) {
+    size_t s = hash_slot(c, id);
+    while (id && c->hash[s].id && c->hash[s].id != id)
+        s = (s + 1) & c->hmask;
+    if (id == 0 || c->hash[s].id == id) {
         if (show(c, ++c->malformed))
             fprintf(c->out, "malformed history: %s id %" PRIu64 " is %s\n",
                     idx & ID_VERSION ? "version" : "transaction", id,
                     id ? "not unique" : "invalid");
         return NULL;
     }
-    size_t s = hash_slot(c, id);
-    while (c->hash[s].id)
-        s = (s + 1) & c->hmask;
     c->hash[s] = (struct id_slot){.id = id, .idx = idx};
     return &c->hash[s];
 }
@@ -381,6 +381,8 @@ static void index_txns(struct checker *c)
                 wset_reset(&ws, nw);
             for (size_t j = i + 1; j < end && nw; j++) {
                 const struct hist_rec *r = &l->recs[j];
+                if (j + PREFETCH_AHEAD < l->n)
+                    prefetch_id(c, l->recs[j + PREFETCH_AHEAD].nwid);
                 if (r->kind != HIST_WRITE || r->nwid == c->ids[t])
                     continue;
                 uint32_t code[3];
@@ -405,22 +407,21 @@ static void index_txns(struct checker *c)
 /* Adds the entry for record r of transaction t, or reports why there is none. A first
  * write always gets an entry, which tells the scan that t wrote the item; its version is
  * VER_NONE when the one it replaced links to nothing (t's own, or one never committed).
- * ws holds t's items so far: whether t wrote each (and its latest version of it) and
- * the version it last read of it before. */
+ * ws (NULL when t writes nothing) holds the items t writes: whether t wrote each so far
+ * (and its latest version of it) and the version it last read of it before. */
 static void flatten_rec(struct checker *c, struct wset *ws, uint32_t t, const struct hist_rec *r)
 {
     uint64_t self = c->ids[t];
     bool write = r->kind == HIST_WRITE;
     struct ent e = {.ver = 0, .who = t | (write ? ENT_WRITE : 0)};
     item_encode(c, r, e.code);
-    struct wset_slot *s = wset_find(ws, e.code);
-    if (!s->used) {
-        memcpy(s->code, e.code, sizeof s->code);
-        s->used = 1;
-    }
+    struct wset_slot *s = ws ? wset_find(ws, e.code) : NULL;
     uint32_t w = r->wid ? txn_lookup(c, r->wid) : NO_TXN;
     bool own = r->wid == self || (w != NO_TXN && (w & ID_TXN_MASK) == t);
-    if (write) {
+    if (!s || !s->used) { /* an item t never writes: only reads, nothing of t's to check */
+        if (own)
+            return; /* its own version of an item it never wrote: nothing to link */
+    } else if (write) {
         uint64_t replaced_own = s->own;
         bool rewrite = s->wrote;
         s->wrote = 1;
@@ -445,7 +446,7 @@ static void flatten_rec(struct checker *c, struct wset *ws, uint32_t t, const st
         if (own)
             return; /* an older own version: no edge to make; else keep the edges */
     } else if (own) {
-        return; /* its own version of an item it never wrote: nothing to link */
+        return; /* its own version of an item it did not write yet: nothing to link */
     } else {
         s->read = 1;
         s->rwid = r->wid;
@@ -475,14 +476,25 @@ static void flatten(struct checker *c)
         const struct hist_log *l = c->logs[li];
         size_t i = 0;
         while (i < l->n) { /* l->recs[i] is a HIST_TXN record (scan_logs checked) */
-            size_t end = i + 1;
-            while (end < l->n && l->recs[end].kind != HIST_TXN)
-                end++;
-            wset_reset(&ws, end - i - 1);
+            size_t end = i + 1, nw = 0;
+            for (; end < l->n && l->recs[end].kind != HIST_TXN; end++)
+                nw += l->recs[end].kind == HIST_WRITE;
+            if (nw) { /* the set holds the items t writes, so it stays small */
+                wset_reset(&ws, nw);
+                for (size_t j = i + 1; j < end; j++) {
+                    if (l->recs[j].kind != HIST_WRITE)
+                        continue;
+                    uint32_t code[3];
+                    item_encode(c, &l->recs[j], code);
+                    struct wset_slot *s = wset_find(&ws, code);
+                    memcpy(s->code, code, sizeof s->code);
+                    s->used = 1;
+                }
+            }
             for (size_t j = i + 1; j < end; j++) {
                 if (j + PREFETCH_AHEAD < l->n)
                     prefetch_id(c, l->recs[j + PREFETCH_AHEAD].wid);
-                flatten_rec(c, &ws, t, &l->recs[j]);
+                flatten_rec(c, nw ? &ws : NULL, t, &l->recs[j]);
             }
             t++;
             i = end;
