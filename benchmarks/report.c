@@ -140,11 +140,13 @@ static void write_json(FILE *f, const struct report_in *in)
     if (in->verified) {
         const struct hist_result *h = &in->hres;
         fprintf(f, "\"verify\":{\"level\":\"%s\",\"ok\":%s,\"txns\":%zu,\"reads\":%zu,\"writes\":%zu,"
-                   "\"edges\":%zu,\"dirty_reads\":%zu,\"lost_updates\":%zu,\"stale_own\":%zu,"
-                   "\"cycles\":%zu,\"check_s\":%.3f},",
+                   "\"edges\":%zu,\"dirty_reads\":%zu,\"intermediate\":%zu,\"lost_updates\":%zu,"
+                   "\"lost_after_read\":%zu,\"stale_own\":%zu,\"cycles\":%zu,\"strict\":%s,"
+                   "\"check_s\":%.3f},",
                 cc_alg_serializable ? "serializable" : "read_committed", h->ok ? "true" : "false",
-                h->txns, h->reads, h->writes, h->edges,
-                h->dirty_reads, h->lost_updates, h->stale_own, h->cycles, in->verify_s);
+                h->txns, h->reads, h->writes, h->edges, h->dirty_reads, h->intermediate,
+                h->lost_updates, h->lost_rmw, h->stale_own, h->cycles,
+                h->strict < 0 ? "null" : h->strict ? "true" : "false", in->verify_s);
     } else {
         fputs("\"verify\":null,", f);
     }
@@ -179,11 +181,13 @@ static void write_summary(const struct report_in *in)
         fputc('\n', stderr);
     }
     if (in->verified)
-        fprintf(stderr, "  verify: %s (%zu txns, %zu edges)\n",
+        fprintf(stderr, "  verify: %s (%zu txns, %zu edges%s)\n",
                 !in->hres.ok           ? "FAILED"
                 : cc_alg_serializable ? "serializable"
-                                      : "no dirty read, lost update or stale own read",
-                in->hres.txns, in->hres.edges);
+                                      : "no dirty or intermediate read, lost update or stale "
+                                        "own read",
+                in->hres.txns, in->hres.edges,
+                in->hres.strict < 0 ? "" : in->hres.strict ? "; strict" : "; not strict");
     if (in->checked)
         fprintf(stderr, "  check: %s\n", in->check_ok ? "ok" : "FAILED");
 }

@@ -107,6 +107,10 @@ void txn_add_backoff(struct txn *t, uint64_t ticks);
  * promises only: no dirty read, no lost update). */
 extern const char cc_alg_name[];
 extern const bool cc_alg_serializable;
+/* Optional: true where the algorithm protects only the columns a read declares (RCC-C),
+ * so --verify records only those as read (cc/txn.c, hist_reads); row-grain algorithms
+ * leave it undefined (the generic layer references it weakly). */
+extern const bool cc_alg_column_grain;
 
 /* Once per run, before/after the workers (e.g. Silo's epoch thread). */
 void cc_init(int nthreads);

@@ -2,13 +2,16 @@
  *
  * Pipeline, each step linear (or radix-sort) time over flat arrays:
  *  1. scan_logs, index_txns: give every committed transaction a dense index (its position
- *     across the logs) and build a flat open-addressing hash from id to index; find the
- *     ranges of keys, tables and columns, which fix the item code below.
+ *     across the logs) and build a flat open-addressing hash from id to index, holding
+ *     the version ids (nwid) of its writes too, each marked whether it is the
+ *     transaction's last write of its item; find the ranges of keys, tables and columns,
+ *     which fix the item code below.
  *  2. flatten: turn each READ/WRITE record into a compact access entry (item code,
  *     version, transaction), mapping wids to versions: 0 is the loader's version, i + 1
- *     the version of transaction i. A wid that never committed is reported here; a small
- *     per-transaction set of the items it already wrote catches stale reads of its own
- *     writes and drops its re-writes.
+ *     the version of transaction i. A wid that never committed, or that its writer
+ *     overwrote itself (intermediate), is reported here; a small per-transaction set of
+ *     the items it touched catches stale reads of its own writes, drops its re-writes and
+ *     checks that its first write of an item replaced the version it read of it.
  *  3. sort_ents: LSD radix sort of the entries by item code. The code of (table, key,
  *     col) is (key - kmin) << tbits | (table * ncols + col), tbits the width of the largest
  *     table * ncols + col: a bijection onto as few bits as the ranges allow (so few
@@ -22,6 +25,13 @@
  *     edges drops most duplicates.
  *  5. find_cycle_node: colored DFS with an explicit stack; a back edge proves a cycle
  *     through a node, and a BFS from that node gives the shortest cycle through it.
+ *  6. check_strict (serializable histories whose transactions all carry times): the
+ *     same search with real-time edges added, T1 -> T2 when T1's commit time is below
+ *     T2's begin time. Those are quadratic in number, so they go through a chain of
+ *     ntx helper nodes: with the transactions ranked by commit time, P_i stands for "the
+ *     first i + 1 of them have committed": T_(i) -> P_i, P_(i-1) -> P_i, and P_i -> T2
+ *     for the largest i whose commit time is below T2's begin. A path T1 -> ... -> T2
+ *     through helpers exists exactly when T1 committed before T2 began.
  */
 #include "cc/history.h"
 
@@ -37,6 +47,10 @@
 #define PREFETCH_AHEAD 16     /* records ahead whose hash slot is prefetched */
 #define DIGIT_BITS_MAX 11     /* radix sort digit width */
 #define EDGE_CACHE 256        /* recent edges remembered to drop duplicates (power of 2) */
+#define ID_VERSION 0x80000000u  /* id_slot.idx flag: a version id (else a transaction's) */
+#define ID_NONFINAL 0x40000000u /* id_slot.idx flag: its writer wrote the item again */
+#define ID_TXN_MASK 0x3fffffffu
+#define ENT_RT UINT32_MAX       /* arc.ent of a real-time edge */
 
 /* One read or write of an item. 20 bytes, 4-byte aligned, to keep 50 M of them cheap. */
 struct ent {
@@ -53,7 +67,8 @@ struct vstate {
     uint32_t wrote, succ_at, succ;
 };
 
-/* A slot of the id hash; id 0 marks an empty slot (ids are non-zero). */
+/* A slot of the id hash; id 0 marks an empty slot (ids are non-zero). idx: the dense
+ * index of the transaction (that wrote the version), with the ID_* flags. */
 struct id_slot {
     uint64_t id;
     uint32_t idx;
@@ -78,7 +93,11 @@ struct checker {
     FILE *out;
     struct hist_result *res;
     size_t ntx;
+    size_t nver;          /* version ids in the logs (writes whose nwid is not the txn id) */
+    size_t nnodes;        /* graph nodes: ntx, or 2 * ntx with the real-time helpers */
     uint64_t *ids;        /* ids[i]: id of transaction i */
+    uint64_t *times;      /* times[2i], times[2i + 1]: begin and commit time of txn i */
+    bool timed;           /* every transaction has both times */
     struct id_slot *hash; /* id -> dense index, open addressing */
     size_t hmask;
     int hshift;
@@ -96,10 +115,12 @@ struct checker {
     size_t malformed;
 };
 
-/* A per-transaction set of the items it wrote so far. */
+/* A per-transaction set of the items it writes. */
 struct wset_slot {
     uint32_t code[3];
-    uint32_t used;
+    uint8_t used, wrote, read;
+    uint64_t own;  /* wrote: its latest version of the item (index_txns: its hash slot) */
+    uint64_t rwid; /* read: the version it last read of the item before writing it */
 };
 struct wset {
     struct wset_slot *slots;
@@ -238,23 +259,31 @@ static void prefetch_id(const struct checker *c, uint64_t id)
     __builtin_prefetch(&c->hash[hash_slot(c, id)]);
 }
 
-/* Collects the transaction ids and the item code parameters; reports malformed logs. */
+/* Collects the transaction ids and times and the item code parameters; reports
+ * malformed logs. */
 static void scan_logs(struct checker *c)
 {
     struct hist_result *res = c->res;
     size_t cap = 1024;
-    uint64_t kmax = 0;
+    uint64_t kmax = 0, self = 0;
     unsigned tmax = 0, cmax = 0;
     c->ids = xmalloc(cap, sizeof *c->ids);
+    c->times = xmalloc(2 * cap, sizeof *c->times);
+    c->timed = true;
     c->kmin = UINT64_MAX;
     for (int li = 0; li < c->nlogs; li++) {
         const struct hist_log *l = c->logs[li];
         for (size_t i = 0; i < l->n; i++) {
             const struct hist_rec *r = &l->recs[i];
             if (r->kind == HIST_TXN) {
-                if (c->ntx == cap)
+                if (c->ntx == cap) {
                     c->ids = xrealloc(c->ids, cap *= 2, sizeof *c->ids);
-                c->ids[c->ntx++] = r->wid;
+                    c->times = xrealloc(c->times, 2 * cap, sizeof *c->times);
+                }
+                c->times[2 * c->ntx] = r->key;
+                c->times[2 * c->ntx + 1] = r->nwid;
+                c->timed &= r->key && r->nwid;
+                c->ids[c->ntx++] = self = r->wid;
                 continue;
             }
             if (i == 0 || (r->kind != HIST_READ && r->kind != HIST_WRITE)) {
@@ -265,6 +294,7 @@ static void scan_logs(struct checker *c)
             }
             res->reads += r->kind == HIST_READ;
             res->writes += r->kind == HIST_WRITE;
+            c->nver += r->kind == HIST_WRITE && r->nwid != self;
             c->kmin = r->key < c->kmin ? r->key : c->kmin;
             kmax = r->key > kmax ? r->key : kmax;
             tmax = r->table > tmax ? r->table : tmax;
@@ -272,43 +302,17 @@ static void scan_logs(struct checker *c)
         }
     }
     res->txns = c->ntx;
-    if (c->ntx >= ENT_WRITE - 1 || res->reads + res->writes >= UINT32_MAX)
-        die("history too large (over 2^31 transactions or 2^32 accesses)");
+    if (c->ntx >= ID_TXN_MASK || res->reads + res->writes >= UINT32_MAX)
+        die("history too large (over 2^30 transactions or 2^32 accesses)");
     c->kmin = c->kmin > kmax ? 0 : c->kmin; /* no accesses */
     c->ncols = cmax + 1;
     c->tbits = bit_width((uint64_t)tmax * c->ncols + cmax);
     c->code_bits = c->tbits + bit_width(kmax - c->kmin);
 }
 
-/* Builds the id hash; reports ids that are 0 or not unique. */
-static void index_txns(struct checker *c)
+static void wset_reset(struct wset *ws, size_t nitems)
 {
-    size_t cap = pow2_at_least(2 * c->ntx);
-    c->hmask = cap - 1;
-    c->hshift = 64 - (int)bit_width(c->hmask);
-    c->hash = xcalloc(cap, sizeof *c->hash);
-    for (uint32_t t = 0; t < c->ntx; t++) {
-        uint64_t id = c->ids[t];
-        if (t + PREFETCH_AHEAD < c->ntx)
-            prefetch_id(c, c->ids[t + PREFETCH_AHEAD]);
-        if (id == 0 || txn_lookup(c, id) != NO_TXN) {
-            if (show(c, ++c->malformed))
-                fprintf(c->out, "malformed history: transaction id %" PRIu64 " is %s\n", id,
-                        id ? "not unique" : "invalid");
-            continue;
-        }
-        size_t s = hash_slot(c, id);
-        while (c->hash[s].id)
-            s = (s + 1) & c->hmask;
-        c->hash[s] = (struct id_slot){.id = id, .idx = t};
-    }
-}
-
-/* ---- 2. flatten into access entries ---- */
-
-static void wset_reset(struct wset *ws, size_t nwrites)
-{
-    size_t cap = pow2_at_least(2 * nwrites);
+    size_t cap = pow2_at_least(2 * nitems);
     if (cap > ws->cap) {
         free(ws->slots);
         ws->slots = xmalloc(cap, sizeof *ws->slots);
@@ -330,40 +334,135 @@ static struct wset_slot *wset_find(struct wset *ws, const uint32_t code[3])
     }
 }
 
+/* Puts id into the hash with value idx unless it is there; returns its slot, or NULL
+ * (reported as malformed) when it was there already. */
+static struct id_slot *hash_put(struct checker *c, uint64_t id, uint32_t idx)
+{
+    size_t s = hash_slot(c, id);
+    while (id && c->hash[s].id && c->hash[s].id != id)
+        s = (s + 1) & c->hmask;
+    if (id == 0 || c->hash[s].id == id) {
+        if (show(c, ++c->malformed))
+            fprintf(c->out, "malformed history: %s id %" PRIu64 " is %s\n",
+                    idx & ID_VERSION ? "version" : "transaction", id,
+                    id ? "not unique" : "invalid");
+        return NULL;
+    }
+    c->hash[s] = (struct id_slot){.id = id, .idx = idx};
+    return &c->hash[s];
+}
+
+/* Builds the id hash: transaction ids, then the version ids of their writes, each
+ * marked ID_NONFINAL when the same transaction wrote the item again later; reports ids
+ * that are 0 or not unique. */
+static void index_txns(struct checker *c)
+{
+    size_t cap = pow2_at_least(2 * (c->ntx + c->nver));
+    struct wset ws = {0};
+    c->hmask = cap - 1;
+    c->hshift = 64 - (int)bit_width(c->hmask);
+    c->hash = xcalloc(cap, sizeof *c->hash);
+    for (uint32_t t = 0; t < c->ntx; t++) {
+        if (t + PREFETCH_AHEAD < c->ntx)
+            prefetch_id(c, c->ids[t + PREFETCH_AHEAD]);
+        hash_put(c, c->ids[t], t);
+    }
+    if (!c->nver)
+        return;
+    uint32_t t = 0;
+    for (int li = 0; li < c->nlogs; li++) {
+        const struct hist_log *l = c->logs[li];
+        size_t i = 0;
+        while (i < l->n) { /* l->recs[i] is a HIST_TXN record (scan_logs checked) */
+            size_t end = i + 1, nw = 0;
+            for (; end < l->n && l->recs[end].kind != HIST_TXN; end++)
+                nw += l->recs[end].kind == HIST_WRITE && l->recs[end].nwid != c->ids[t];
+            if (nw)
+                wset_reset(&ws, nw);
+            for (size_t j = i + 1; j < end && nw; j++) {
+                const struct hist_rec *r = &l->recs[j];
+                if (j + PREFETCH_AHEAD < l->n)
+                    prefetch_id(c, l->recs[j + PREFETCH_AHEAD].nwid);
+                if (r->kind != HIST_WRITE || r->nwid == c->ids[t])
+                    continue;
+                uint32_t code[3];
+                item_encode(c, r, code);
+                struct wset_slot *s = wset_find(&ws, code);
+                if (s->used)
+                    c->hash[s->own].idx |= ID_NONFINAL;
+                struct id_slot *h = hash_put(c, r->nwid, t | ID_VERSION);
+                s->used = h != NULL;
+                memcpy(s->code, code, sizeof s->code);
+                s->own = h ? (uint64_t)(h - c->hash) : 0;
+            }
+            t++;
+            i = end;
+        }
+    }
+    free(ws.slots);
+}
+
+/* ---- 2. flatten into access entries ---- */
+
 /* Adds the entry for record r of transaction t, or reports why there is none. A first
  * write always gets an entry, which tells the scan that t wrote the item; its version is
- * VER_NONE when the one it replaced links to nothing (t's own, or one never committed). */
-static void flatten_rec(struct checker *c, struct wset *ws, bool has_writes, uint32_t t,
-                        const struct hist_rec *r)
+ * VER_NONE when the one it replaced links to nothing (t's own, or one never committed).
+ * ws (NULL when t writes nothing) holds the items t writes: whether t wrote each so far
+ * (and its latest version of it) and the version it last read of it before. */
+static void flatten_rec(struct checker *c, struct wset *ws, uint32_t t, const struct hist_rec *r)
 {
     uint64_t self = c->ids[t];
     bool write = r->kind == HIST_WRITE;
     struct ent e = {.ver = 0, .who = t | (write ? ENT_WRITE : 0)};
     item_encode(c, r, e.code);
-    if (write) {
-        struct wset_slot *s = wset_find(ws, e.code);
-        if (s->used) { /* re-write: after its first write the item holds t's version */
-            if (r->wid != self && show(c, ++c->res->stale_own))
+    struct wset_slot *s = ws ? wset_find(ws, e.code) : NULL;
+    uint32_t w = r->wid ? txn_lookup(c, r->wid) : NO_TXN;
+    bool own = r->wid == self || (w != NO_TXN && (w & ID_TXN_MASK) == t);
+    if (!s || !s->used) { /* an item t never writes: only reads, nothing of t's to check */
+        if (own)
+            return; /* its own version of an item it never wrote: nothing to link */
+    } else if (write) {
+        uint64_t replaced_own = s->own;
+        bool rewrite = s->wrote;
+        s->wrote = 1;
+        s->own = r->nwid;
+        if (rewrite) { /* after its first write the item holds t's latest version */
+            if (r->wid != replaced_own && show(c, ++c->res->stale_own))
                 report(c, "stale own write", &e, r->wid, "after writing it", NO_TXN);
             return;
         }
-        memcpy(s->code, e.code, sizeof s->code);
-        s->used = 1;
-    } else if (r->wid == self) {
-        return; /* a read of its own write */
-    } else if (has_writes && wset_find(ws, e.code)->used && show(c, ++c->res->stale_own)) {
-        report(c, "stale own read", &e, r->wid, "after writing it", NO_TXN); /* keep edges */
+        if (s->read && r->wid != s->rwid && show(c, ++c->res->lost_rmw)) {
+            report(c, "lost update", &e, r->wid, "not the version it read of it before,",
+                   NO_TXN);
+            fprintf(c->out, "  which was the version of ");
+            put_wid(c, s->rwid);
+            fprintf(c->out, "\n");
+        }
+    } else if (s->wrote) {
+        if (r->wid == s->own)
+            return; /* a read of its own latest write */
+        if (show(c, ++c->res->stale_own))
+            report(c, "stale own read", &e, r->wid, "after writing it", NO_TXN);
+        if (own)
+            return; /* an older own version: no edge to make; else keep the edges */
+    } else if (own) {
+        return; /* its own version of an item it did not write yet: nothing to link */
+    } else {
+        s->read = 1;
+        s->rwid = r->wid;
     }
-    if (r->wid == self) {
+    if (own) {
         e.ver = VER_NONE;
     } else if (r->wid != 0) {
-        uint32_t w = txn_lookup(c, r->wid);
-        e.ver = w == NO_TXN ? VER_NONE : w + 1;
+        e.ver = w == NO_TXN ? VER_NONE : (w & ID_TXN_MASK) + 1;
         if (w == NO_TXN && show(c, ++c->res->dirty_reads))
             report(c, write ? "dirty write" : "dirty read", &e, r->wid, "which never committed",
                    NO_TXN);
         if (w == NO_TXN && !write)
             return;
+        if (w != NO_TXN && (w & ID_NONFINAL) && show(c, ++c->res->intermediate))
+            report(c, write ? "intermediate write" : "intermediate read", &e, r->wid,
+                   "which its writer overwrote later: writer", w & ID_TXN_MASK);
     }
     c->ents[c->nents++] = e;
 }
@@ -380,12 +479,22 @@ static void flatten(struct checker *c)
             size_t end = i + 1, nw = 0;
             for (; end < l->n && l->recs[end].kind != HIST_TXN; end++)
                 nw += l->recs[end].kind == HIST_WRITE;
-            if (nw)
+            if (nw) { /* the set holds the items t writes, so it stays small */
                 wset_reset(&ws, nw);
+                for (size_t j = i + 1; j < end; j++) {
+                    if (l->recs[j].kind != HIST_WRITE)
+                        continue;
+                    uint32_t code[3];
+                    item_encode(c, &l->recs[j], code);
+                    struct wset_slot *s = wset_find(&ws, code);
+                    memcpy(s->code, code, sizeof s->code);
+                    s->used = 1;
+                }
+            }
             for (size_t j = i + 1; j < end; j++) {
                 if (j + PREFETCH_AHEAD < l->n)
                     prefetch_id(c, l->recs[j + PREFETCH_AHEAD].wid);
-                flatten_rec(c, &ws, nw > 0, t, &l->recs[j]);
+                flatten_rec(c, nw ? &ws : NULL, t, &l->recs[j]);
             }
             t++;
             i = end;
@@ -506,36 +615,39 @@ static void scan_items(struct checker *c)
     }
 }
 
-/* Turns the edge list into CSR form: the successors of t are adj[off[t] .. off[t + 1]). */
-static void build_csr(struct checker *c)
+/* Turns the first ne edges of the list into CSR form over c->nnodes nodes: the
+ * successors of u are adj[off[u] .. off[u + 1]). The list is kept (check_strict extends
+ * it). */
+static void build_csr(struct checker *c, size_t ne)
 {
-    size_t ne = c->res->edges, sum = 0;
-    c->off = xcalloc(c->ntx + 1, sizeof *c->off);
+    size_t sum = 0;
+    free(c->off);
+    free(c->adj);
+    c->off = xcalloc(c->nnodes + 1, sizeof *c->off);
     for (size_t i = 0; i < ne; i++)
         c->off[c->edges[i].from]++;
-    for (size_t t = 0; t < c->ntx; t++) {
-        sum += c->off[t];
-        c->off[t] = sum; /* end of t's range; the fill decrements it to its start */
+    for (size_t u = 0; u < c->nnodes; u++) {
+        sum += c->off[u];
+        c->off[u] = sum; /* end of u's range; the fill decrements it to its start */
     }
-    c->off[c->ntx] = sum;
+    c->off[c->nnodes] = sum;
     c->adj = xmalloc(ne, sizeof *c->adj);
     for (size_t i = 0; i < ne; i++)
         c->adj[--c->off[c->edges[i].from]] = c->edges[i].arc;
-    free(c->edges);
-    c->edges = NULL;
 }
 
 /* ---- 5. cycles ---- */
 
-/* Returns a transaction on a cycle, or NO_TXN. */
+/* Returns a node on a cycle, or NO_TXN. Every cycle holds a transaction (the helpers
+ * alone form a chain), so roots among the transactions suffice. */
 static uint32_t find_cycle_node(const struct checker *c)
 {
     enum { WHITE, GREY, BLACK };
     struct frame {
         uint32_t node;
         size_t pos;
-    } *stack = xmalloc(c->ntx, sizeof *stack);
-    uint8_t *color = xcalloc(c->ntx, 1);
+    } *stack = xmalloc(c->nnodes, sizeof *stack);
+    uint8_t *color = xcalloc(c->nnodes, 1);
     uint32_t found = NO_TXN;
     for (uint32_t root = 0; root < c->ntx && found == NO_TXN; root++) {
         if (color[root] != WHITE)
@@ -564,14 +676,15 @@ static uint32_t find_cycle_node(const struct checker *c)
     return found;
 }
 
-/* Prints a shortest cycle through g (found by a BFS from g back to g). */
+/* Prints a shortest cycle through g (found by a BFS from g back to g). A run of
+ * real-time helpers is printed as one RT edge. */
 static void print_cycle(const struct checker *c, uint32_t g)
 {
-    uint32_t *parent = xmalloc(c->ntx, sizeof *parent);
-    uint32_t *queue = xmalloc(c->ntx, sizeof *queue);
-    size_t head = 0, tail = 0, len = 1;
+    uint32_t *parent = xmalloc(c->nnodes, sizeof *parent);
+    uint32_t *queue = xmalloc(c->nnodes, sizeof *queue);
+    size_t head = 0, tail = 0, len = 1, ntxn = 0;
     uint32_t last = NO_TXN; /* the node whose edge closes the cycle into g */
-    memset(parent, 0xff, c->ntx * sizeof *parent);
+    memset(parent, 0xff, c->nnodes * sizeof *parent);
     queue[tail++] = g;
     parent[g] = g;
     while (head < tail && last == NO_TXN) {
@@ -590,30 +703,99 @@ static void print_cycle(const struct checker *c, uint32_t g)
         len++;
     for (uint32_t u = last, i = (uint32_t)len; i-- > 0; u = parent[u])
         queue[i] = u; /* the cycle, g first */
-    fprintf(c->out, "cycle of %zu transactions:\n", len);
-    for (size_t i = 0; i < len && i < CYCLE_SHOW; i++) {
-        uint32_t a = queue[i], b = queue[(i + 1) % len];
+    size_t first = 0; /* a transaction on the cycle */
+    while (queue[first] >= c->ntx)
+        first++;
+    for (size_t i = 0; i < len; i++)
+        ntxn += queue[i] < c->ntx;
+    fprintf(c->out, "cycle of %zu transactions:\n", ntxn);
+    for (size_t i = 0, shown = 0; i < len && shown < CYCLE_SHOW; i++) {
+        uint32_t a = queue[(first + i) % len], b = queue[(first + i + 1) % len];
+        if (a >= c->ntx)
+            continue;
+        shown++;
+        fprintf(c->out, "  ");
+        put_txn_id(c, c->ids[a]);
+        if (b >= c->ntx) { /* through helpers to the next transaction */
+            for (size_t j = i + 1; (b = queue[(first + j) % len]) >= c->ntx; j++)
+                ;
+            fprintf(c->out, " -RT-> ");
+            put_txn_id(c, c->ids[b]);
+            fprintf(c->out, " (committed before it began)\n");
+            continue;
+        }
         size_t p = c->off[a];
         while (c->adj[p].to != b) /* the edge a -> b exists */
             p++;
         const struct ent *e = &c->ents[c->adj[p].ent];
-        fprintf(c->out, "  ");
-        put_txn_id(c, c->ids[a]);
         fprintf(c->out, " -%s-> ", e->who & ENT_WRITE ? "WW" : e->ver == a + 1 ? "WR" : "RW");
         put_txn_id(c, c->ids[b]);
         fprintf(c->out, " on ");
         put_item(c, e);
         fprintf(c->out, "\n");
     }
-    if (len > CYCLE_SHOW)
-        fprintf(c->out, "  ... %zu more edges\n", len - CYCLE_SHOW);
+    if (ntxn > CYCLE_SHOW)
+        fprintf(c->out, "  ... %zu more edges\n", ntxn - CYCLE_SHOW);
     free(queue);
     free(parent);
+}
+
+/* ---- 6. real-time order ---- */
+
+static const uint64_t *sort_times; /* qsort's context: the checker's times */
+
+static int by_commit(const void *x, const void *y)
+{
+    uint64_t a = sort_times[2 * *(const uint32_t *)x + 1];
+    uint64_t b = sort_times[2 * *(const uint32_t *)y + 1];
+    return (a > b) - (a < b);
+}
+
+/* Adds the real-time edges through helper nodes (see the file comment) to the conflict
+ * edges and searches for a cycle again; sets res->strict. Prints the first cycle as a
+ * real-time violation (not a failure). */
+static void check_strict(struct checker *c)
+{
+    size_t n = c->ntx, ne = c->res->edges;
+    uint32_t *rank = xmalloc(n, sizeof *rank); /* transactions by commit time */
+    for (uint32_t i = 0; i < n; i++)
+        rank[i] = i;
+    sort_times = c->times;
+    qsort(rank, n, sizeof *rank, by_commit);
+    c->edges = xrealloc(c->edges, ne + 3 * n, sizeof *c->edges);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t p = (uint32_t)n + i;
+        c->edges[ne++] = (struct edge_rec){rank[i], {p, ENT_RT}};
+        if (i)
+            c->edges[ne++] = (struct edge_rec){p - 1, {p, ENT_RT}};
+    }
+    for (uint32_t t = 0; t < n; t++) { /* largest rank committed before t began */
+        size_t lo = 0, hi = n;          /* answer + 1 lies in [lo, hi] */
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (c->times[2 * rank[mid] + 1] < c->times[2 * t])
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo)
+            c->edges[ne++] = (struct edge_rec){(uint32_t)(n + lo - 1), {t, ENT_RT}};
+    }
+    free(rank);
+    c->nnodes = 2 * n;
+    build_csr(c, ne);
+    uint32_t g = find_cycle_node(c);
+    c->res->strict = g == NO_TXN;
+    if (g != NO_TXN && c->out) {
+        fprintf(c->out, "not strictly serializable (real-time order), ");
+        print_cycle(c, g);
+    }
 }
 
 static void checker_free(struct checker *c)
 {
     free(c->ids);
+    free(c->times);
     free(c->hash);
     free(c->ents);
     free(c->vs);
@@ -628,6 +810,7 @@ bool hist_check(struct hist_log *const *logs, int nlogs, const char *const *tabl
     struct checker c = {.logs = logs, .nlogs = nlogs, .names = table_names,
                         .ntables = ntables, .out = out, .res = res};
     memset(res, 0, sizeof *res);
+    res->strict = -1;
     scan_logs(&c);
     index_txns(&c);
     if (!c.malformed) {
@@ -637,23 +820,29 @@ bool hist_check(struct hist_log *const *logs, int nlogs, const char *const *tabl
             c.edges = xmalloc(2 * c.nents, sizeof *c.edges);
         scan_items(&c); /* reports lost updates and dirty versions */
         if (level == HIST_LEVEL_SER) {
-            build_csr(&c);
+            c.nnodes = c.ntx;
+            build_csr(&c, res->edges);
             uint32_t g = find_cycle_node(&c);
             res->cycles = g != NO_TXN;
             if (res->cycles && out)
                 print_cycle(&c, g);
+            if (!res->cycles && c.timed)
+                check_strict(&c);
         }
     }
     res->ok = !c.malformed && !res->dirty_reads && !res->lost_updates && !res->stale_own &&
-              !res->cycles;
+              !res->intermediate && !res->lost_rmw && !res->cycles;
     if (out)
         fprintf(out,
                 "history check (%s): %zu txns, %zu reads, %zu writes, %zu edges; "
-                "%zu dirty, %zu lost updates, %zu stale own, %zu malformed, %s: %s\n",
+                "%zu dirty, %zu intermediate, %zu lost updates, %zu lost after read, "
+                "%zu stale own, %zu malformed, %s%s: %s\n",
                 level == HIST_LEVEL_SER ? "SER" : "RC", res->txns, res->reads, res->writes,
-                res->edges, res->dirty_reads, res->lost_updates, res->stale_own,
-                c.malformed, level == HIST_LEVEL_SER ? (res->cycles ? "cycle" : "acyclic")
-                                                     : "cycles not checked",
+                res->edges, res->dirty_reads, res->intermediate, res->lost_updates,
+                res->lost_rmw, res->stale_own, c.malformed,
+                level == HIST_LEVEL_SER ? (res->cycles ? "cycle" : "acyclic")
+                                        : "cycles not checked",
+                res->strict < 0 ? "" : res->strict ? ", strict" : ", not strict",
                 res->ok ? "OK" : "FAIL");
     checker_free(&c);
     return res->ok;

@@ -101,6 +101,7 @@
 const char cc_alg_name[] =
     "RCC" CAT(NAME_DL_, RCC_DEADLOCK) CAT(NAME_COL_, RCC_COLUMNAR) CAT(NAME_ISO_, RCC_ISO);
 const bool cc_alg_serializable = RCC_ISO == RCC_SER;
+const bool cc_alg_column_grain = RCC_COLUMNAR; /* see cc.h */
 
 static const bool SER = RCC_ISO == RCC_SER;
 static const bool COLUMNAR = RCC_COLUMNAR;

@@ -130,6 +130,13 @@ struct hist_log *txn_take_history(struct txn *t)
 
 enum abort_reason txn_abort_reason(const struct txn *t) { return t->reason; }
 
+/* A fresh attempt id, or with --verify a fresh version id: (thread + 1) << 40 | counter,
+ * so attempt and version ids never collide (cc/history.h). */
+static inline uint64_t next_id(struct txn *t)
+{
+    return ((uint64_t)(t->thread_id + 1) << 40) | ++t->counter;
+}
+
 void txn_begin(struct txn *t, bool retry)
 {
     arena_reset(&t->arena);
@@ -142,9 +149,11 @@ void txn_begin(struct txn *t, bool retry)
         t->gen = 1;
     }
     t->aborted = false;
-    t->id = ((uint64_t)(t->thread_id + 1) << 40) | ++t->counter;
-    if (t->hist)
+    t->id = next_id(t);
+    if (t->hist) {
         hist_txn_begin(t->hist, t->id);
+        t->hist_begin = clock_now_ns();
+    }
     t->a_wait = t->a_precommit = t->a_deadlock = t->a_index = t->a_commit = t->a_ww_wait = 0;
     t->attempt_start = STATS_TICKS();
     cc_begin(t, retry);
@@ -186,16 +195,40 @@ static ALWAYS_INLINE enum rc acc_get(struct txn *t, struct row *r, enum access_t
     return RC_OK;
 }
 
+/* Optional (see cc.h): a weak reference, NULL where the algorithm does not define it. */
+extern const bool cc_alg_column_grain __attribute__((weak));
+
+/* Records the read of a row image. A row-grain algorithm vouches for the whole image, so
+ * every column of it counts as read, whatever the workload declared: a read outside the
+ * declared columns is then seen, at no risk of a false alarm. A column-grain algorithm
+ * vouches for the declared columns only: recording the others would blame it for columns
+ * it never promised, so only those are recorded (see README, --verify). */
 static inline void hist_reads(struct txn *t, const struct access *a, colmask_t cols)
 {
     const struct table *tab = a->row->table;
-    if (cols == COLS_ALL)
-        cols = tab->schema.ncols == 64 ? COLS_ALL : COL_BIT(tab->schema.ncols) - 1;
+    colmask_t all = tab->schema.ncols == 64 ? COLS_ALL : COL_BIT(tab->schema.ncols) - 1;
+    cols = &cc_alg_column_grain && cc_alg_column_grain ? cols & all : all;
     while (cols) {
         int c = __builtin_ctzll(cols);
         cols &= cols - 1;
         hist_append(t->hist, HIST_READ, tab->id, a->row->key, (uint16_t)c,
-                    *col_wid(&tab->schema, a->data, c));
+                    *col_wid(&tab->schema, a->data, c), 0);
+    }
+}
+
+/* Records writes of every column of image img (an insert or a delete): each replaces the
+ * column's version by a fresh one. `set`: also store the new ids in the image (an insert,
+ * whose image becomes the row; a delete leaves its image alone: nobody reads a deleted
+ * row, and an aborted delete must leave no trace in it). */
+static void hist_write_all(struct txn *t, struct row *r, unsigned char *img, bool set)
+{
+    const struct schema *s = &r->table->schema;
+    for (int c = 0; c < s->ncols; c++) {
+        uint64_t *wid = col_wid(s, img, c), nwid = next_id(t);
+        if (t->hist)
+            hist_append(t->hist, HIST_WRITE, r->table->id, r->key, (uint16_t)c, *wid, nwid);
+        if (set)
+            *wid = nwid;
     }
 }
 
@@ -245,11 +278,11 @@ enum rc txn_write(struct txn *t, struct row *r, int c, const void *value)
         a->undo = txn_alloc(t, s->data_size);
         memcpy(a->undo, a->data, s->data_size);
     }
-    if (s->verify) {
-        uint64_t *wid = col_wid(s, a->data, c);
+    if (s->verify) { /* every write makes a new version (cc/history.h) */
+        uint64_t *wid = col_wid(s, a->data, c), nwid = next_id(t);
         if (t->hist)
-            hist_append(t->hist, HIST_WRITE, r->table->id, r->key, (uint16_t)c, *wid);
-        *wid = t->id;
+            hist_append(t->hist, HIST_WRITE, r->table->id, r->key, (uint16_t)c, *wid, nwid);
+        *wid = nwid;
     }
     memcpy(col_ptr(s, a->data, c), value, s->cols[c].size);
     a->wmask |= COL_BIT(c);
@@ -269,6 +302,8 @@ enum rc txn_insert(struct txn *t, struct table *tab, uint64_t key, struct row **
         t->nacc--;
         return mark_abort(t);
     }
+    if (tab->schema.verify) /* absent -> present: every column gets its first version */
+        hist_write_all(t, r, a->data, true);
     t->npublish++;
     *out = r;
     return RC_OK;
@@ -281,12 +316,16 @@ enum rc txn_delete(struct txn *t, struct row *r)
         /* deleting its own insert: the row is still private; it is simply never
          * published (relaxed: no other thread can reach the row) */
         atomic_store_explicit(&r->deleted, 1, memory_order_relaxed);
+        if (r->table->schema.verify) /* present -> absent, over its own versions */
+            hist_write_all(t, r, a->data, true);
         return RC_OK;
     }
     enum access_type held;
     t->req_cols = COLS_ALL;
     if (acc_get(t, r, ACC_DELETE, &a, &held) != RC_OK)
         return RC_ABORT;
+    if (r->table->schema.verify && held != ACC_DELETE) /* present -> absent */
+        hist_write_all(t, r, a->data, false);
     t->npublish++;
     return RC_OK;
 }
@@ -424,6 +463,8 @@ enum rc txn_commit(struct txn *t)
     t->a_commit += end - start;
     if (rc != RC_OK)
         return mark_abort(t);
+    if (t->hist)
+        hist_txn_times(t->hist, t->hist_begin, clock_now_ns());
     struct txn_stats *st = &t->st;
     st->commits++;
 #if STATS_ENABLED

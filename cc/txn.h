@@ -57,7 +57,7 @@ struct txn {
     bool aborted;              /* sticky abort flag */
     enum abort_reason reason;  /* set by whoever returned RC_ABORT */
     uint64_t id;               /* this attempt's unique id: (thread + 1) << 40 | counter */
-    uint64_t counter;
+    uint64_t counter;          /* also numbers --verify's version ids (cc/history.h) */
     uint64_t ts;               /* algorithm-owned timestamp */
     uint64_t lookups;          /* index look-ups so far (index-time sampling) */
     colmask_t req_cols;        /* columns of the access cc_access is asked for: the read
@@ -72,6 +72,7 @@ struct txn {
     struct index_op *index_ops, **index_ops_tail; /* in call order, in the arena */
     struct arena arena;
     struct hist_log *hist;     /* NULL unless verifying */
+    uint64_t hist_begin;       /* when verifying: the attempt's begin time (ns) */
     void *cc;                  /* algorithm-owned per-thread state */
     /* per-attempt timers (ticks) */
     uint64_t attempt_start, a_wait, a_precommit, a_deadlock, a_index, a_commit;

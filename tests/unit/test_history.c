@@ -24,17 +24,20 @@ static uint64_t rng(void)
 }
 
 /* One record of a hand-made history: BEGIN(log, id) begins transaction id on log `log`
- * (later records go there), ABORT aborts it, {'r' or 'w', table, key, col, wid} reads or
- * writes the item. */
+ * (later records go there), TIMES(begin, commit) sets its begin and commit times, ABORT
+ * aborts it, {'r' or 'w', table, key, col, wid} reads or writes the item; a write's new
+ * version is the transaction's id unless nwid gives one (a per-write version id). */
 struct op {
     char kind;
     uint16_t table;
     uint64_t key;
     uint16_t col;
     uint64_t wid;
+    uint64_t nwid;
 };
 
 #define BEGIN(log, id) {'T', log, .wid = id}
+#define TIMES(begin, commit) {'t', 0, .key = begin, .wid = commit}
 #define ABORT {'A', 0, .wid = 0}
 #define NLOGS 3
 
@@ -60,6 +63,7 @@ static bool check_ops(const struct op *ops, size_t n, enum hist_level level,
                       struct hist_result *res)
 {
     struct hist_log logs[NLOGS], *lp[NLOGS], *cur = &logs[0];
+    uint64_t self = 0;
     for (int i = 0; i < NLOGS; i++) {
         hist_log_init(&logs[i]);
         lp[i] = &logs[i];
@@ -67,12 +71,16 @@ static bool check_ops(const struct op *ops, size_t n, enum hist_level level,
     for (const struct op *o = ops; o < ops + n; o++) {
         if (o->kind == 'T') {
             cur = &logs[o->table];
-            hist_txn_begin(cur, o->wid);
+            hist_txn_begin(cur, self = o->wid);
+        } else if (o->kind == 't') {
+            hist_txn_times(cur, o->key, o->wid);
         } else if (o->kind == 'A') {
             hist_txn_abort(cur);
+        } else if (o->kind == 'r') {
+            hist_append(cur, HIST_READ, o->table, o->key, o->col, o->wid, 0);
         } else {
-            hist_append(cur, o->kind == 'r' ? HIST_READ : HIST_WRITE, o->table, o->key, o->col,
-                        o->wid);
+            hist_append(cur, HIST_WRITE, o->table, o->key, o->col, o->wid,
+                        o->nwid ? o->nwid : self);
         }
     }
     bool ok = check_logs(lp, NLOGS, level, res);
@@ -90,13 +98,13 @@ static void test_log_grows(void)
     hist_log_init(&l);
     for (uint64_t i = 1; i <= 10000; i++) {
         hist_txn_begin(&l, i);
-        hist_append(&l, HIST_WRITE, 0, i, 0, 0);
+        hist_append(&l, HIST_WRITE, 0, i, 0, 0, i);
     }
     CHECK_EQ_U(l.n, 20000);
     CHECK(l.cap >= l.n);
     CHECK_EQ_U(l.recs[19999].key, 10000);
     hist_txn_begin(&l, 10001);
-    hist_append(&l, HIST_READ, 0, 1, 0, 1);
+    hist_append(&l, HIST_READ, 0, 1, 0, 1, 0);
     hist_txn_abort(&l);
     CHECK_EQ_U(l.n, 20000);
     hist_log_free(&l);
@@ -117,10 +125,10 @@ static void test_serial(void)
 {
     struct hist_result res;
     const struct op h[] = {
-        BEGIN(0, 1), {'r', 0, 10, 0, 0}, {'w', 0, 10, 0, 0},
-        {'r', 0, 10, 0, 1}, {'w', 0, 10, 0, 1}, /* own write, re-write */
-        BEGIN(0, 2), {'r', 0, 10, 0, 1}, {'w', 0, 10, 0, 1}, {'w', 0, 11, 0, 0},
-        BEGIN(0, 3), {'r', 0, 11, 0, 2}, {'r', 0, 10, 0, 2},
+        BEGIN(0, 1), {'r', 0, 10, 0, 0, 0}, {'w', 0, 10, 0, 0, 0},
+        {'r', 0, 10, 0, 1, 0}, {'w', 0, 10, 0, 1, 0}, /* own write, re-write */
+        BEGIN(0, 2), {'r', 0, 10, 0, 1, 0}, {'w', 0, 10, 0, 1, 0}, {'w', 0, 11, 0, 0, 0},
+        BEGIN(0, 3), {'r', 0, 11, 0, 2, 0}, {'r', 0, 10, 0, 2, 0},
     };
     CHECK(CHECK_OPS(h, HIST_LEVEL_SER, &res));
     CHECK_EQ_U(res.txns, 3);
@@ -137,9 +145,9 @@ static void test_interleaved_serializable(void)
     struct hist_result res;
     const uint64_t a = TID(1, 1), b = TID(2, 1), c = TID(1, 2);
     const struct op h[] = {
-        BEGIN(1, a), {'r', 0, 1, 0, 0}, {'w', 0, 2, 0, 0},
-        BEGIN(2, b), {'r', 0, 2, 0, a}, {'w', 0, 1, 0, 0}, /* A -WR-> B, A -RW-> B */
-        BEGIN(1, c), {'r', 0, 1, 0, b}, {'r', 0, 2, 0, a}, /* B -WR-> C, A -WR-> C */
+        BEGIN(1, a), {'r', 0, 1, 0, 0, 0}, {'w', 0, 2, 0, 0, 0},
+        BEGIN(2, b), {'r', 0, 2, 0, a, 0}, {'w', 0, 1, 0, 0, 0}, /* A -WR-> B, A -RW-> B */
+        BEGIN(1, c), {'r', 0, 1, 0, b, 0}, {'r', 0, 2, 0, a, 0}, /* B -WR-> C, A -WR-> C */
     };
     CHECK(CHECK_OPS(h, HIST_LEVEL_SER, &res));
     CHECK_EQ_U(res.txns, 3);
@@ -150,8 +158,8 @@ static void test_write_skew(void)
 {
     struct hist_result res;
     const struct op h[] = {
-        BEGIN(1, TID(1, 1)), {'r', 0, 1, 0, 0}, {'r', 0, 2, 0, 0}, {'w', 0, 1, 0, 0},
-        BEGIN(2, TID(2, 1)), {'r', 0, 1, 0, 0}, {'r', 0, 2, 0, 0}, {'w', 0, 2, 0, 0},
+        BEGIN(1, TID(1, 1)), {'r', 0, 1, 0, 0, 0}, {'r', 0, 2, 0, 0, 0}, {'w', 0, 1, 0, 0, 0},
+        BEGIN(2, TID(2, 1)), {'r', 0, 1, 0, 0, 0}, {'r', 0, 2, 0, 0, 0}, {'w', 0, 2, 0, 0, 0},
     };
     CHECK(!CHECK_OPS(h, HIST_LEVEL_SER, &res));
     CHECK_EQ_U(res.cycles, 1);
@@ -167,8 +175,8 @@ static void test_lost_update(void)
 {
     struct hist_result res;
     const struct op h[] = {
-        BEGIN(0, 1), {'r', 0, 5, 2, 0}, {'w', 0, 5, 2, 0},
-        BEGIN(0, 2), {'r', 0, 5, 2, 0}, {'w', 0, 5, 2, 0},
+        BEGIN(0, 1), {'r', 0, 5, 2, 0, 0}, {'w', 0, 5, 2, 0, 0},
+        BEGIN(0, 2), {'r', 0, 5, 2, 0, 0}, {'w', 0, 5, 2, 0, 0},
     };
     CHECK(!CHECK_OPS(h, HIST_LEVEL_RC, &res));
     CHECK_EQ_U(res.lost_updates, 1);
@@ -182,8 +190,8 @@ static void test_dirty_read(void)
 {
     struct hist_result res;
     const struct op aborted[] = {
-        BEGIN(0, 1), {'w', 0, 1, 0, 0}, ABORT, /* truncated from the log */
-        BEGIN(0, 2), {'r', 0, 1, 0, 1},
+        BEGIN(0, 1), {'w', 0, 1, 0, 0, 0}, ABORT, /* truncated from the log */
+        BEGIN(0, 2), {'r', 0, 1, 0, 1, 0},
     };
     CHECK(!CHECK_OPS(aborted, HIST_LEVEL_RC, &res));
     CHECK_EQ_U(res.txns, 1);
@@ -191,16 +199,16 @@ static void test_dirty_read(void)
     HAS("never committed");
     /* a write over the aborted version: the version order does not start at the loader */
     const struct op overwrite[] = {
-        BEGIN(0, 1), {'w', 0, 1, 0, 0}, ABORT,
-        BEGIN(0, 2), {'w', 0, 1, 0, 1},
-        BEGIN(0, 3), {'r', 0, 1, 0, 2}, /* fine: 2 did write the item */
+        BEGIN(0, 1), {'w', 0, 1, 0, 0, 0}, ABORT,
+        BEGIN(0, 2), {'w', 0, 1, 0, 1, 0},
+        BEGIN(0, 3), {'r', 0, 1, 0, 2, 0}, /* fine: 2 did write the item */
     };
     CHECK(!CHECK_OPS(overwrite, HIST_LEVEL_RC, &res));
     CHECK_EQ_U(res.dirty_reads, 1);
     /* a version of a committed transaction on an item it never wrote */
     const struct op phantom[] = {
-        BEGIN(0, 1), {'w', 0, 1, 0, 0},
-        BEGIN(0, 2), {'r', 0, 1, 1, 1},
+        BEGIN(0, 1), {'w', 0, 1, 0, 0, 0},
+        BEGIN(0, 2), {'r', 0, 1, 1, 1, 0},
     };
     CHECK(!CHECK_OPS(phantom, HIST_LEVEL_RC, &res));
     CHECK_EQ_U(res.dirty_reads, 1);
@@ -211,13 +219,13 @@ static void test_stale_own_read(void)
 {
     struct hist_result res;
     const struct op h[] = {
-        BEGIN(0, 1), {'r', 0, 1, 0, 0}, {'w', 0, 1, 0, 0}, {'r', 0, 1, 0, 0},
+        BEGIN(0, 1), {'r', 0, 1, 0, 0, 0}, {'w', 0, 1, 0, 0, 0}, {'r', 0, 1, 0, 0, 0},
     };
     CHECK(!CHECK_OPS(h, HIST_LEVEL_RC, &res));
     CHECK_EQ_U(res.stale_own, 1); /* the read after the write, not the one before */
     HAS("stale own read");
     /* a second write that replaced something other than its own version */
-    const struct op rewrite[] = {BEGIN(0, 1), {'w', 0, 1, 0, 0}, {'w', 0, 1, 0, 0}};
+    const struct op rewrite[] = {BEGIN(0, 1), {'w', 0, 1, 0, 0, 0}, {'w', 0, 1, 0, 0, 0}};
     CHECK(!CHECK_OPS(rewrite, HIST_LEVEL_RC, &res));
     CHECK_EQ_U(res.stale_own, 1);
     CHECK_EQ_U(res.lost_updates, 0);
@@ -228,9 +236,9 @@ static void test_read_skew(void)
 {
     struct hist_result res;
     const struct op h[] = {
-        BEGIN(0, 1), {'w', 0, 1, 0, 0}, {'w', 0, 2, 0, 0},
-        BEGIN(0, 2), {'w', 0, 1, 0, 1}, {'w', 0, 2, 0, 1},
-        BEGIN(0, 3), {'r', 0, 1, 0, 1}, {'r', 0, 2, 0, 2},
+        BEGIN(0, 1), {'w', 0, 1, 0, 0, 0}, {'w', 0, 2, 0, 0, 0},
+        BEGIN(0, 2), {'w', 0, 1, 0, 1, 0}, {'w', 0, 2, 0, 1, 0},
+        BEGIN(0, 3), {'r', 0, 1, 0, 1, 0}, {'r', 0, 2, 0, 2, 0},
     };
     CHECK(!CHECK_OPS(h, HIST_LEVEL_SER, &res));
     CHECK_EQ_U(res.cycles, 1);
@@ -244,9 +252,9 @@ static void test_wr_rw_cycle_on_columns(void)
     struct hist_result res;
     const uint64_t t1 = TID(1, 1), t2 = TID(1, 2), t3 = TID(1, 3);
     const struct op h[] = {
-        BEGIN(1, t1), {'w', 0, 7, 0, 0}, {'w', 0, 7, 2, 0},
-        BEGIN(1, t2), {'r', 0, 7, 0, t1}, {'w', 0, 7, 1, 0},
-        BEGIN(1, t3), {'r', 0, 7, 1, t2}, {'r', 0, 7, 2, 0},
+        BEGIN(1, t1), {'w', 0, 7, 0, 0, 0}, {'w', 0, 7, 2, 0, 0},
+        BEGIN(1, t2), {'r', 0, 7, 0, t1, 0}, {'w', 0, 7, 1, 0, 0},
+        BEGIN(1, t3), {'r', 0, 7, 1, t2, 0}, {'r', 0, 7, 2, 0, 0},
     };
     CHECK(!CHECK_OPS(h, HIST_LEVEL_SER, &res));
     CHECK_EQ_U(res.cycles, 1);
@@ -262,25 +270,25 @@ static void test_column_grain(void)
 {
     struct hist_result res;
     const struct op skew_by_row[] = { /* a write skew at row grain, none at column grain */
-        BEGIN(0, 1), {'r', 0, 3, 0, 0}, {'w', 0, 3, 1, 0},
-        BEGIN(0, 2), {'r', 0, 3, 2, 0}, {'w', 0, 3, 3, 0}, {'w', 1, 3, 1, 0},
+        BEGIN(0, 1), {'r', 0, 3, 0, 0, 0}, {'w', 0, 3, 1, 0, 0},
+        BEGIN(0, 2), {'r', 0, 3, 2, 0, 0}, {'w', 0, 3, 3, 0, 0}, {'w', 1, 3, 1, 0, 0},
     };
     CHECK(CHECK_OPS(skew_by_row, HIST_LEVEL_SER, &res));
     CHECK_EQ_U(res.edges, 0);
     const struct op skew[] = { /* the same with T2 reading T1's column: a cycle */
-        BEGIN(0, 1), {'r', 0, 3, 0, 0}, {'w', 0, 3, 1, 0},
-        BEGIN(0, 2), {'r', 0, 3, 1, 0}, {'w', 0, 3, 0, 0},
+        BEGIN(0, 1), {'r', 0, 3, 0, 0, 0}, {'w', 0, 3, 1, 0, 0},
+        BEGIN(0, 2), {'r', 0, 3, 1, 0, 0}, {'w', 0, 3, 0, 0, 0},
     };
     CHECK(!CHECK_OPS(skew, HIST_LEVEL_SER, &res));
     CHECK_EQ_U(res.cycles, 1);
     const struct op two_cols[] = { /* two writers of the loader's version, one a column */
-        BEGIN(0, 1), {'w', 0, 3, 0, 0},
-        BEGIN(0, 2), {'w', 0, 3, 1, 0},
+        BEGIN(0, 1), {'w', 0, 3, 0, 0, 0},
+        BEGIN(0, 2), {'w', 0, 3, 1, 0, 0},
     };
     CHECK(CHECK_OPS(two_cols, HIST_LEVEL_RC, &res));
     const struct op one_col[] = {
-        BEGIN(0, 1), {'w', 0, 3, 1, 0},
-        BEGIN(0, 2), {'w', 0, 3, 1, 0},
+        BEGIN(0, 1), {'w', 0, 3, 1, 0, 0},
+        BEGIN(0, 2), {'w', 0, 3, 1, 0, 0},
     };
     CHECK(!CHECK_OPS(one_col, HIST_LEVEL_RC, &res));
     CHECK_EQ_U(res.lost_updates, 1);
@@ -292,12 +300,12 @@ static void test_extreme_items(void)
     struct hist_result res;
     const uint64_t max = UINT64_MAX;
     const struct op skew[] = { /* a write skew between the two extreme items */
-        BEGIN(0, 1), {'r', 65535, max, 65535, 0}, {'r', 0, 0, 0, 0},
-        {'w', 65535, max, 65535, 0},
-        BEGIN(0, 2), {'r', 65535, max, 65535, 0}, {'r', 0, 0, 0, 0}, {'w', 0, 0, 0, 0},
+        BEGIN(0, 1), {'r', 65535, max, 65535, 0, 0}, {'r', 0, 0, 0, 0, 0},
+        {'w', 65535, max, 65535, 0, 0},
+        BEGIN(0, 2), {'r', 65535, max, 65535, 0, 0}, {'r', 0, 0, 0, 0, 0}, {'w', 0, 0, 0, 0, 0},
         BEGIN(0, 3), /* neighbours of the extreme items, all distinct from them */
-        {'w', 65535, max, 65534, 0}, {'w', 65534, max, 65535, 0}, {'w', 65535, max - 1, 65535, 0},
-        {'w', 0, 0, 1, 0}, {'w', 1, 0, 0, 0}, {'w', 0, 1, 0, 0},
+        {'w', 65535, max, 65534, 0, 0}, {'w', 65534, max, 65535, 0, 0}, {'w', 65535, max - 1, 65535, 0, 0},
+        {'w', 0, 0, 1, 0, 0}, {'w', 1, 0, 0, 0, 0}, {'w', 0, 1, 0, 0, 0},
     };
     CHECK(!CHECK_OPS(skew, HIST_LEVEL_SER, &res));
     CHECK_EQ_U(res.cycles, 1);
@@ -305,9 +313,9 @@ static void test_extreme_items(void)
     HAS("table65535[key 18446744073709551615].col65535");
     HAS("row[key 0].col0");
     const struct op one_key[] = { /* the code is the table and column alone */
-        BEGIN(0, 1), {'w', 0, 42, 0, 0},
-        BEGIN(0, 2), {'w', 1, 42, 0, 0}, {'r', 0, 42, 0, 1},
-        BEGIN(0, 3), {'w', 1, 42, 0, 0},
+        BEGIN(0, 1), {'w', 0, 42, 0, 0, 0},
+        BEGIN(0, 2), {'w', 1, 42, 0, 0, 0}, {'r', 0, 42, 0, 1, 0},
+        BEGIN(0, 3), {'w', 1, 42, 0, 0, 0},
     };
     CHECK(!CHECK_OPS(one_key, HIST_LEVEL_SER, &res));
     CHECK_EQ_U(res.edges, 1);
@@ -316,9 +324,9 @@ static void test_extreme_items(void)
     /* keys that differ only in code bits 64 or 70 (tbits = 7), each in a single digit */
     const uint64_t k64 = 5 + (UINT64_C(1) << 57), k70 = 5 + (UINT64_C(1) << 63);
     const struct op high_bits[] = {
-        BEGIN(0, 1), {'w', 0, 0, 0, 0}, {'w', 64, max, 0, 0}, {'w', 0, 5, 0, 0},
-        BEGIN(0, 2), {'w', 0, k64, 0, 0}, {'w', 0, k70, 0, 0},
-        BEGIN(0, 3), {'w', 0, 5, 0, 0},
+        BEGIN(0, 1), {'w', 0, 0, 0, 0, 0}, {'w', 64, max, 0, 0, 0}, {'w', 0, 5, 0, 0, 0},
+        BEGIN(0, 2), {'w', 0, k64, 0, 0, 0}, {'w', 0, k70, 0, 0, 0},
+        BEGIN(0, 3), {'w', 0, 5, 0, 0, 0},
     };
     CHECK(!CHECK_OPS(high_bits, HIST_LEVEL_RC, &res));
     CHECK_EQ_U(res.lost_updates, 1);
@@ -327,12 +335,175 @@ static void test_extreme_items(void)
 static void test_malformed(void)
 {
     struct hist_result res;
-    const struct op outside[] = {{'r', 0, 1, 0, 0}};
+    const struct op outside[] = {{'r', 0, 1, 0, 0, 0}};
     CHECK(!CHECK_OPS(outside, HIST_LEVEL_RC, &res));
     HAS("malformed");
     const struct op duplicate[] = {BEGIN(0, 4), BEGIN(1, 4)};
     CHECK(!CHECK_OPS(duplicate, HIST_LEVEL_RC, &res));
     HAS("not unique");
+}
+
+/* G1b: T2 reads T1's first write of x although T1 overwrote x later (an intermediate
+ * value that never committed), e.g. a Bamboo re-write after its lock was retired. */
+static void test_intermediate_read(void)
+{
+    struct hist_result res;
+    const uint64_t t1 = TID(1, 1), v1 = TID(1, 2), v2 = TID(1, 3), t2 = TID(2, 1);
+    const struct op h[] = {
+        BEGIN(1, t1), {'w', 0, 1, 0, 0, v1}, {'w', 0, 1, 0, v1, v2},
+        BEGIN(2, t2), {'r', 0, 1, 0, v1, 0},
+    };
+    CHECK(!CHECK_OPS(h, HIST_LEVEL_RC, &res));
+    CHECK_EQ_U(res.intermediate, 1);
+    HAS("intermediate read");
+    HAS("which its writer overwrote later");
+    CHECK(!CHECK_OPS(h, HIST_LEVEL_SER, &res));
+    CHECK_EQ_U(res.intermediate, 1);
+    CHECK_EQ_U(res.cycles, 0);
+    const struct op over[] = { /* a write over the intermediate version */
+        BEGIN(1, t1), {'w', 0, 1, 0, 0, v1}, {'w', 0, 1, 0, v1, v2},
+        BEGIN(2, t2), {'w', 0, 1, 0, v1, TID(2, 2)},
+    };
+    CHECK(!CHECK_OPS(over, HIST_LEVEL_RC, &res));
+    CHECK_EQ_U(res.intermediate, 1);
+    HAS("intermediate write");
+    /* near miss: the final write is read; the first write of another item is final */
+    const struct op final[] = {
+        BEGIN(1, t1), {'w', 0, 1, 0, 0, v1}, {'w', 0, 1, 0, v1, v2}, {'w', 0, 1, 1, 0, TID(1, 4)},
+        BEGIN(2, t2), {'r', 0, 1, 0, v2, 0}, {'r', 0, 1, 1, TID(1, 4), 0},
+    };
+    CHECK(CHECK_OPS(final, HIST_LEVEL_SER, &res));
+    CHECK_EQ_U(res.intermediate, 0);
+    CHECK_EQ_U(res.edges, 1);
+    /* its own intermediate version, read before the re-write, is no anomaly */
+    const struct op own[] = {
+        BEGIN(1, t1), {'w', 0, 1, 0, 0, v1}, {'r', 0, 1, 0, v1, 0}, {'w', 0, 1, 0, v1, v2},
+    };
+    CHECK(CHECK_OPS(own, HIST_LEVEL_SER, &res));
+    /* a read of its own older version after the re-write is stale */
+    const struct op stale[] = {
+        BEGIN(1, t1), {'w', 0, 1, 0, 0, v1}, {'w', 0, 1, 0, v1, v2}, {'r', 0, 1, 0, v1, 0},
+    };
+    CHECK(!CHECK_OPS(stale, HIST_LEVEL_RC, &res));
+    CHECK_EQ_U(res.stale_own, 1);
+}
+
+/* The classic lost update r1(x) w2(x) c2 w1(x) c1, caught at RC (no cycle search). */
+static void test_lost_update_after_read(void)
+{
+    struct hist_result res;
+    const uint64_t t1 = TID(1, 1), t2 = TID(2, 1), v1 = TID(1, 2), v2 = TID(2, 2);
+    const struct op h[] = {
+        BEGIN(1, t1), {'r', 0, 4, 0, 0, 0},
+        BEGIN(2, t2), {'r', 0, 4, 0, 0, 0}, {'w', 0, 4, 0, 0, v2},
+        BEGIN(1, t1 + 10), {'r', 0, 4, 0, 0, 0}, {'w', 0, 4, 0, v2, v1},
+    };
+    CHECK(!CHECK_OPS(h, HIST_LEVEL_RC, &res));
+    CHECK_EQ_U(res.lost_rmw, 1);
+    CHECK_EQ_U(res.lost_updates, 0);
+    HAS("lost update");
+    HAS("not the version it read of it before");
+    CHECK(!CHECK_OPS(h, HIST_LEVEL_SER, &res));
+    CHECK_EQ_U(res.lost_rmw, 1);
+    CHECK_EQ_U(res.cycles, 1);
+    /* near misses: it re-read the new version before writing; it read another column */
+    const struct op reread[] = {
+        BEGIN(1, t1), {'r', 0, 4, 0, 0, 0},
+        BEGIN(2, t2), {'w', 0, 4, 0, 0, v2},
+        BEGIN(1, t1 + 10), {'r', 0, 4, 0, 0, 0}, {'r', 0, 4, 0, v2, 0}, {'w', 0, 4, 0, v2, v1},
+    };
+    CHECK(CHECK_OPS(reread, HIST_LEVEL_RC, &res));
+    CHECK_EQ_U(res.lost_rmw, 0);
+    const struct op other_col[] = {
+        BEGIN(2, t2), {'w', 0, 4, 1, 0, v2},
+        BEGIN(1, t1), {'r', 0, 4, 0, 0, 0}, {'w', 0, 4, 1, v2, v1},
+    };
+    CHECK(CHECK_OPS(other_col, HIST_LEVEL_RC, &res));
+    CHECK_EQ_U(res.lost_rmw, 0);
+}
+
+/* Inserts and deletes as cc/txn.c records them: writes of every column, an insert over
+ * the loader's "absent" version, a delete over the row's current versions. */
+static void test_insert_delete(void)
+{
+    struct hist_result res;
+    const uint64_t t1 = TID(1, 1), t2 = TID(2, 1);
+    const struct op dup[] = { /* two committed inserts of key 9 */
+        BEGIN(1, t1), {'w', 0, 9, 0, 0, TID(1, 2)}, {'w', 0, 9, 1, 0, TID(1, 3)},
+        BEGIN(2, t2), {'w', 0, 9, 0, 0, TID(2, 2)}, {'w', 0, 9, 1, 0, TID(2, 3)},
+    };
+    CHECK(!CHECK_OPS(dup, HIST_LEVEL_RC, &res));
+    CHECK_EQ_U(res.lost_updates, 2);
+    const struct op ins_del[] = { /* near miss: the delete follows the insert */
+        BEGIN(1, t1), {'w', 0, 9, 0, 0, TID(1, 2)}, {'w', 0, 9, 1, 0, TID(1, 3)},
+        BEGIN(2, t2), {'w', 0, 9, 0, TID(1, 2), TID(2, 2)}, {'w', 0, 9, 1, TID(1, 3), TID(2, 3)},
+    };
+    CHECK(CHECK_OPS(ins_del, HIST_LEVEL_SER, &res));
+    /* T1 saw row 5 present and T2's write of row 6, T2 deleted row 5: a cycle */
+    const struct op del_read[] = {
+        BEGIN(2, t2), {'w', 0, 5, 0, 0, TID(2, 2)}, {'w', 0, 5, 1, 0, TID(2, 3)},
+        {'w', 0, 6, 0, 0, TID(2, 4)},
+        BEGIN(1, t1), {'r', 0, 5, 0, 0, 0}, {'r', 0, 5, 1, 0, 0}, {'r', 0, 6, 0, TID(2, 4), 0},
+    };
+    CHECK(!CHECK_OPS(del_read, HIST_LEVEL_SER, &res));
+    CHECK_EQ_U(res.cycles, 1);
+    HAS("-RW->");
+    const struct op del_read_ok[] = { /* near miss: T1 saw row 6 before T2 too */
+        BEGIN(2, t2), {'w', 0, 5, 0, 0, TID(2, 2)}, {'w', 0, 5, 1, 0, TID(2, 3)},
+        {'w', 0, 6, 0, 0, TID(2, 4)},
+        BEGIN(1, t1), {'r', 0, 5, 0, 0, 0}, {'r', 0, 5, 1, 0, 0}, {'r', 0, 6, 0, 0, 0},
+    };
+    CHECK(CHECK_OPS(del_read_ok, HIST_LEVEL_SER, &res));
+    const struct op two_deletes[] = { /* two committed deletes of one row */
+        BEGIN(1, t1), {'w', 0, 5, 0, 0, TID(1, 2)}, {'w', 0, 5, 1, 0, TID(1, 3)},
+        BEGIN(2, t2), {'w', 0, 5, 0, 0, TID(2, 2)}, {'w', 0, 5, 1, 0, TID(2, 3)},
+    };
+    CHECK(!CHECK_OPS(two_deletes, HIST_LEVEL_RC, &res));
+    CHECK_EQ_U(res.lost_updates, 2);
+}
+
+/* Real-time order: T1 committed (time 2) before T2 began (3), yet T2 read x before T1's
+ * write: serializable (T2 then T1), not strictly. Reported, never a failure. */
+static void test_real_time(void)
+{
+    struct hist_result res;
+    const uint64_t t1 = TID(1, 1), t2 = TID(2, 1);
+    const struct op stale[] = {
+        BEGIN(1, t1), TIMES(1, 2), {'w', 0, 3, 0, 0, TID(1, 2)},
+        BEGIN(2, t2), TIMES(3, 4), {'r', 0, 3, 0, 0, 0},
+    };
+    CHECK(CHECK_OPS(stale, HIST_LEVEL_SER, &res));
+    CHECK(res.strict == 0);
+    HAS("not strictly serializable");
+    HAS("-RT->");
+    HAS("committed before it began");
+    const struct op fresh[] = { /* near miss: T2 reads T1's version */
+        BEGIN(1, t1), TIMES(1, 2), {'w', 0, 3, 0, 0, TID(1, 2)},
+        BEGIN(2, t2), TIMES(3, 4), {'r', 0, 3, 0, TID(1, 2), 0},
+    };
+    CHECK(CHECK_OPS(fresh, HIST_LEVEL_SER, &res));
+    CHECK(res.strict == 1);
+    const struct op overlap[] = { /* near miss: T2 began when T1 committed: concurrent */
+        BEGIN(1, t1), TIMES(1, 3), {'w', 0, 3, 0, 0, TID(1, 2)},
+        BEGIN(2, t2), TIMES(3, 4), {'r', 0, 3, 0, 0, 0},
+    };
+    CHECK(CHECK_OPS(overlap, HIST_LEVEL_SER, &res));
+    CHECK(res.strict == 1);
+    const struct op chain[] = { /* T1, T2 (overlapping) before T3 in time; T3 -RW-> T1 */
+        BEGIN(1, t1), TIMES(1, 3), {'w', 0, 3, 0, 0, TID(1, 2)},
+        BEGIN(2, t2), TIMES(2, 6),
+        BEGIN(0, TID(0, 1)), TIMES(9, 10), {'r', 0, 3, 0, 0, 0},
+    };
+    CHECK(CHECK_OPS(chain, HIST_LEVEL_SER, &res));
+    CHECK(res.strict == 0);
+    const struct op untimed[] = { /* a transaction without times: not checked */
+        BEGIN(1, t1), TIMES(1, 2), {'w', 0, 3, 0, 0, TID(1, 2)},
+        BEGIN(2, t2), {'r', 0, 3, 0, 0, 0},
+    };
+    CHECK(CHECK_OPS(untimed, HIST_LEVEL_SER, &res));
+    CHECK(res.strict == -1);
+    CHECK(CHECK_OPS(stale, HIST_LEVEL_RC, &res));
+    CHECK(res.strict == -1);
 }
 
 /* ---- random small histories against a naive reference ---- */
@@ -460,7 +631,8 @@ static int gen_history(struct hist_log *logs, struct ref_txn *tx)
             else
                 o->wid = m ? tx[rng() % (uint64_t)m].id : 0;
             hist_append(&logs[th], o->write ? HIST_WRITE : HIST_READ, 0,
-                        (uint64_t)o->item / 2, (uint16_t)(o->item % 2), o->wid);
+                        (uint64_t)o->item / 2, (uint16_t)(o->item % 2), o->wid,
+                        o->write ? t->id : 0);
         }
         if (rng() % 7 == 0) {
             hist_txn_abort(&logs[th]);
@@ -527,11 +699,13 @@ static double now_s(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* Appends an access of item i (an index into the database of wids). */
-static void append_item(struct hist_log *l, enum hist_kind kind, size_t i, uint64_t wid)
+/* Appends an access of item i (an index into the database of wids); a write's new
+ * version is nwid. */
+static void append_item(struct hist_log *l, enum hist_kind kind, size_t i, uint64_t wid,
+                        uint64_t nwid)
 {
     hist_append(l, kind, (uint16_t)(i / (BIG_KEYS * BIG_COLS)), i / BIG_COLS % BIG_KEYS,
-                (uint16_t)(i % BIG_COLS), wid);
+                (uint16_t)(i % BIG_COLS), wid, nwid);
 }
 
 /* Executes BIG_TXNS random transactions one at a time on an array of wids (the database)
@@ -547,9 +721,10 @@ static void test_large_serial(void)
         size_t i;
         uint64_t old;
     } undo[16];
-    /* the last committed txn that wrote two items, x and y; x had version x_prev before */
+    /* the last committed txn that wrote two items, x and y; x had version x_prev before,
+     * y_ver is its last version of y */
     size_t skew_x = 0, skew_y = 0;
-    uint64_t skew_x_prev = 0, skew_txn = 0;
+    uint64_t skew_x_prev = 0, skew_y_ver = 0, clock = 0;
     memset(db, 0, sizeof db);
     for (int t = 0; t < BIG_THREADS; t++) {
         hist_log_init(&logs[t]);
@@ -558,22 +733,22 @@ static void test_large_serial(void)
     for (int n = 0; n < BIG_TXNS;) {
         int th = (int)(rng() % BIG_THREADS);
         struct hist_log *l = &logs[th];
-        uint64_t id = TID(th, ++counter[th]);
         int nops = 1 + (int)(rng() % 16), nundo = 0;
-        hist_txn_begin(l, id);
+        hist_txn_begin(l, TID(th, ++counter[th]));
+        hist_txn_times(l, clock + 1, clock + 2); /* one after the other: strict */
+        clock += 2;
         for (int k = 0; k < nops; k++) {
             /* half the accesses go to a hot 1% of the items: long version chains */
             size_t range = rng() % 2 ? BIG_ITEMS / 100 : BIG_ITEMS;
             size_t i = rng() % range;
             if (rng() % 2) {
-                append_item(l, HIST_READ, i, db[i]);
+                append_item(l, HIST_READ, i, db[i], 0);
                 continue;
             }
-            append_item(l, HIST_WRITE, i, db[i]);
-            if (db[i] != id) {
-                undo[nundo++] = (struct undo_rec){i, db[i]};
-                db[i] = id;
-            }
+            uint64_t v = TID(th, ++counter[th]); /* every write a new version */
+            append_item(l, HIST_WRITE, i, db[i], v);
+            undo[nundo++] = (struct undo_rec){i, db[i]};
+            db[i] = v;
         }
         if (rng() % 20 == 0) { /* abort: roll back, newest first */
             while (nundo--)
@@ -581,11 +756,14 @@ static void test_large_serial(void)
             hist_txn_abort(l);
             continue;
         }
-        if (nundo >= 2) {
-            skew_x = undo[0].i;
-            skew_x_prev = undo[0].old;
-            skew_y = undo[1].i;
-            skew_txn = id;
+        for (int k = 1; k < nundo; k++) {
+            if (undo[k].i != undo[0].i) {
+                skew_x = undo[0].i;
+                skew_x_prev = undo[0].old;
+                skew_y = undo[k].i;
+                skew_y_ver = db[skew_y];
+                break;
+            }
         }
         n++;
     }
@@ -597,6 +775,7 @@ static void test_large_serial(void)
     bool ok = hist_check(lp, BIG_THREADS, table_names, 2, HIST_LEVEL_SER, NULL, &res);
     double dt = now_s() - t0;
     CHECK(ok);
+    CHECK_EQ_U(res.strict, 1);
     CHECK(dt < 20); /* about 0.3 s (1 s under sanitizers): only a blow-up fails */
     CHECK_EQ_U(res.txns, BIG_TXNS);
     CHECK_EQ_U(res.txns + res.reads + res.writes, nrec);
@@ -604,10 +783,10 @@ static void test_large_serial(void)
            "(%.1f M records/s)\n",
            nrec, res.edges, dt, (double)nrec / dt * 1e-6);
 
-    CHECK(skew_txn != 0);
+    CHECK(skew_y_ver != 0);
     hist_txn_begin(&logs[0], TID(0, ++counter[0]));
-    append_item(&logs[0], HIST_READ, skew_x, skew_x_prev); /* before skew_txn */
-    append_item(&logs[0], HIST_READ, skew_y, skew_txn);    /* after it */
+    append_item(&logs[0], HIST_READ, skew_x, skew_x_prev, 0); /* before the skew txn */
+    append_item(&logs[0], HIST_READ, skew_y, skew_y_ver, 0);  /* after it */
     CHECK(!check_logs(lp, BIG_THREADS, HIST_LEVEL_SER, &res));
     CHECK_EQ_U(res.cycles, 1);
     CHECK_EQ_U(res.dirty_reads + res.lost_updates + res.stale_own, 0);
@@ -631,6 +810,10 @@ int main(void)
     RUN_CASE(test_column_grain);
     RUN_CASE(test_extreme_items);
     RUN_CASE(test_malformed);
+    RUN_CASE(test_intermediate_read);
+    RUN_CASE(test_lost_update_after_read);
+    RUN_CASE(test_insert_delete);
+    RUN_CASE(test_real_time);
     RUN_CASE(test_random_vs_reference);
     RUN_CASE(test_large_serial);
     CHECK_EXIT();

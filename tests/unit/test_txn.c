@@ -113,16 +113,34 @@ static void history_records(void)
     txn_begin(t, false);
     CHECK(txn_read(t, r, COL_BIT(0), &img) == RC_OK);
     CHECK(txn_commit(t) == RC_OK);
+    txn_begin(t, false); /* an insert and a delete write every column */
+    struct row *n;
+    CHECK(txn_insert(t, tab, 600, &n) == RC_OK);
+    CHECK(txn_write(t, n, 0, &v) == RC_OK);
+    CHECK(txn_delete(t, txn_lookup(t, tab, 3)) == RC_OK);
+    CHECK(txn_commit(t) == RC_OK);
     struct hist_log *h = txn_take_history(t);
-    CHECK_EQ_U(h->n, 5); /* TXN READ WRITE | TXN READ */
-    CHECK(h->recs[0].kind == HIST_TXN && h->recs[0].wid == id1);
-    CHECK(h->recs[1].kind == HIST_READ && h->recs[1].wid == 0 && h->recs[1].key == 1);
-    CHECK(h->recs[2].kind == HIST_WRITE && h->recs[2].wid == 0);
-    CHECK(h->recs[4].kind == HIST_READ && h->recs[4].wid == id1);
+    /* TXN READ READ WRITE | TXN READ READ | TXN WRITE WRITE WRITE WRITE WRITE */
+    CHECK_EQ_U(h->n, 13);
+    const struct hist_rec *x = h->recs;
+    CHECK(x[0].kind == HIST_TXN && x[0].wid == id1);
+    CHECK(x[0].key != 0 && x[0].nwid >= x[0].key); /* begin and commit times */
+    /* every column of the image counts as read (a row-grain algorithm) */
+    CHECK(x[1].kind == HIST_READ && x[1].wid == 0 && x[1].key == 1 && x[1].col == 0);
+    CHECK(x[2].kind == HIST_READ && x[2].col == 1);
+    CHECK(x[3].kind == HIST_WRITE && x[3].wid == 0);
+    CHECK(x[3].nwid != id1 && x[3].nwid >> 40 == 3); /* a version id of thread 2 */
+    CHECK(x[5].kind == HIST_READ && x[5].wid == x[3].nwid && x[6].wid == 0);
+    CHECK(x[8].kind == HIST_WRITE && x[8].key == 600 && x[8].col == 0 && x[8].wid == 0);
+    CHECK(x[9].kind == HIST_WRITE && x[9].col == 1 && x[9].wid == 0);
+    CHECK(x[10].kind == HIST_WRITE && x[10].col == 0 && x[10].wid == x[8].nwid);
+    CHECK(x[11].key == 3 && x[11].col == 0 && x[12].key == 3 && x[12].col == 1);
+    CHECK(x[11].kind == HIST_WRITE && x[11].wid == 0 && x[12].wid == 0);
     CHECK(id1 >> 40 == 3); /* thread 2 */
     struct hist_result res;
     CHECK(hist_check((struct hist_log *const *)&h, 1, catalog_names(), catalog_count(),
                      HIST_LEVEL_SER, NULL, &res));
+    CHECK_EQ_U(res.strict, 1);
     hist_log_free(h);
     mem_free(h);
     txn_destroy(t);
