@@ -222,11 +222,13 @@ enum rc cc_commit(struct txn *t)
 void cc_abort(struct txn *t)
 {
     /* pass 1: cascade to everyone behind a retired request (rule 9) */
+#ifndef MUTANT_BAMBOO_NO_CASCADE /* mutant: readers of the aborted writes are not told */
     for (uint32_t i = 0; i < t->nacc; i++) {
         struct access *a = &t->acc[i];
         if (holds_request(a) && req_of(a)->retired)
             lq_bb_abort_mark(lock_of(a->row), req_of(a));
     }
+#endif
     /* pass 2: restore each row once nobody is behind, then leave */
     for (uint32_t i = 0; i < t->nacc; i++) {
         struct access *a = &t->acc[i];

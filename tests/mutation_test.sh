@@ -4,7 +4,7 @@
 # protocol bug) with 8 threads under high contention and asserts that the row's check
 # catches it: exit status 1 with the check's own failure line on stderr (verify: the
 # history check's "FAIL" line; bank: "bank:"; tpcc-check: "tpcc check:" or the stop on a
-# committed insert of a duplicate key). Races are probabilistic, so a mutant gets up to
+# committed insert of a duplicate key; stall: the watchdog's "stall:" report, exit 3). Races are probabilistic, so a mutant gets up to
 # MUTANT_TRIES runs (default 3). A run still going after MUTANT_TIMEOUT seconds (default
 # 30; a caught run takes under 10) hangs: NOT CAUGHT, as is a crash or any other exit
 # status. First each base variant (build/bin) runs each distinct command once and must
@@ -25,6 +25,7 @@ flags_of() {
     verify) echo --verify ;;
     bank) echo "" ;;
     tpcc-check) echo --check ;;
+    stall) echo "--stall-timeout 3" ;;
     *) echo "mutation_test.sh: unknown check '$1'" >&2; exit 2 ;;
     esac
 }
@@ -33,8 +34,11 @@ pattern_of() {
     verify) echo '^history check .*: FAIL$' ;;
     bank) echo '^bank: ' ;;
     tpcc-check) echo '^tpcc check: \|: committed insert of duplicate key ' ;;
+    stall) echo '^stall: ' ;;
     esac
 }
+# status_of CHECK: the exit status of a caught run.
+status_of() { [ "$1" = stall ] && echo 3 || echo 1; }
 
 # run_case BINARY CHECK FLAGS...: runs once; sets rc (124: timed out).
 run_case() {
@@ -68,7 +72,7 @@ while read -r name base flag check rest; do
     how=""
     for ((i = 1; i <= tries; i++)); do
         run_case "build/mutants/rundb-$name" "$check" $rest
-        if [ $rc -eq 1 ] && grep -q "$(pattern_of "$check")" "$log"; then
+        if [ $rc -eq "$(status_of "$check")" ] && grep -q "$(pattern_of "$check")" "$log"; then
             printf 'ok   %-28s caught by %s (try %d of %d): %s\n' "$name" "$check" "$i" \
                 "$tries" "$(grep -m1 "$(pattern_of "$check")" "$log" | sed 's/^history check .*; //' | cut -c1-90)"
             how=caught
