@@ -352,6 +352,15 @@ static struct id_slot *hash_put(struct checker *c, uint64_t id, uint32_t idx)
     return &c->hash[s];
 }
 
+/* The end of the records of the transaction whose HIST_TXN record is l->recs[i]
+ * (scan_logs checked that every log starts with one): the next HIST_TXN, or l->n. */
+static size_t txn_end(const struct hist_log *l, size_t i)
+{
+    for (i++; i < l->n && l->recs[i].kind != HIST_TXN; i++)
+        ;
+    return i;
+}
+
 /* Builds the id hash: transaction ids, then the version ids of their writes, each
  * marked ID_NONFINAL when the same transaction wrote the item again later; reports ids
  * that are 0 or not unique. */
@@ -372,11 +381,11 @@ static void index_txns(struct checker *c)
     uint32_t t = 0;
     for (int li = 0; li < c->nlogs; li++) {
         const struct hist_log *l = c->logs[li];
-        size_t i = 0;
-        while (i < l->n) { /* l->recs[i] is a HIST_TXN record (scan_logs checked) */
-            size_t end = i + 1, nw = 0;
-            for (; end < l->n && l->recs[end].kind != HIST_TXN; end++)
-                nw += l->recs[end].kind == HIST_WRITE && l->recs[end].nwid != c->ids[t];
+        for (size_t i = 0, end; i < l->n; i = end, t++) {
+            end = txn_end(l, i);
+            size_t nw = 0;
+            for (size_t j = i + 1; j < end; j++)
+                nw += l->recs[j].kind == HIST_WRITE && l->recs[j].nwid != c->ids[t];
             if (nw)
                 wset_reset(&ws, nw);
             for (size_t j = i + 1; j < end && nw; j++) {
@@ -395,8 +404,6 @@ static void index_txns(struct checker *c)
                 memcpy(s->code, code, sizeof s->code);
                 s->own = h ? (uint64_t)(h - c->hash) : 0;
             }
-            t++;
-            i = end;
         }
     }
     free(ws.slots);
@@ -474,11 +481,11 @@ static void flatten(struct checker *c)
     c->ents = xmalloc(c->res->reads + c->res->writes, sizeof *c->ents);
     for (int li = 0; li < c->nlogs; li++) {
         const struct hist_log *l = c->logs[li];
-        size_t i = 0;
-        while (i < l->n) { /* l->recs[i] is a HIST_TXN record (scan_logs checked) */
-            size_t end = i + 1, nw = 0;
-            for (; end < l->n && l->recs[end].kind != HIST_TXN; end++)
-                nw += l->recs[end].kind == HIST_WRITE;
+        for (size_t i = 0, end; i < l->n; i = end, t++) {
+            end = txn_end(l, i);
+            size_t nw = 0;
+            for (size_t j = i + 1; j < end; j++)
+                nw += l->recs[j].kind == HIST_WRITE;
             if (nw) { /* the set holds the items t writes, so it stays small */
                 wset_reset(&ws, nw);
                 for (size_t j = i + 1; j < end; j++) {
@@ -496,8 +503,6 @@ static void flatten(struct checker *c)
                     prefetch_id(c, l->recs[j + PREFETCH_AHEAD].wid);
                 flatten_rec(c, nw ? &ws : NULL, t, &l->recs[j]);
             }
-            t++;
-            i = end;
         }
     }
     free(ws.slots);
