@@ -77,10 +77,8 @@ def run_on_hosts(jobs: list, hosts_file: Path, remote_dir: str, on_record) -> No
         proc.wait()
         raise
     for word, j in words.items():  # a job that printed nothing (ssh failed, host down)
-        on_record(j, {**{k: j[k] for k in ("spec", "point", "point_id", "rep", "scale",
-                                             "config_key", "oversubscribed_by_spec")},
-                      "status": "failed", "exit": None, "command": [j["binary"]] + j["args"],
-                      "stderr_tail": f"no result from GNU parallel (exit {proc.returncode})"})
+        on_record(j, jobmod.failure(j, "failed", None,
+                                    f"no result from GNU parallel (exit {proc.returncode})"))
 
 
 def write_slurm(jobs: list, spec_dir: Path, results_dir: Path, sbatch_args: list) -> Path:

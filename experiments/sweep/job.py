@@ -57,6 +57,15 @@ def _tags(job: dict) -> dict:
                                 "oversubscribed_by_spec")}
 
 
+def failure(job: dict, status: str, exit_code, stderr_tail: str, wall_s=None) -> dict:
+    """The record of a point that produced no result ("failed" or "timeout")."""
+    rec = {**_tags(job), "status": status, "exit": exit_code, "stderr_tail": stderr_tail,
+           "command": [job["binary"]] + job["args"], "host": socket.gethostname()}
+    if wall_s is not None:
+        rec["wall_s"] = round(wall_s, 3)
+    return rec
+
+
 def _tail(text: str) -> str:
     return "\n".join(text.rstrip("\n").splitlines()[-STDERR_TAIL_LINES:])
 
@@ -74,8 +83,7 @@ def run(job: dict, root: Path = ROOT) -> dict:
         proc = subprocess.Popen(cmd, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 text=True, start_new_session=True)
     except OSError as e:
-        return {**_tags(job), "status": "failed", "exit": None,
-                "stderr_tail": f"cannot start {cmd[0]}: {e.strerror}", "command": cmd}
+        return failure(job, "failed", None, f"cannot start {cmd[0]}: {e.strerror}")
     try:
         out, err = proc.communicate(timeout=job["timeout"])
         status = "ok" if proc.returncode == 0 else "failed"
@@ -106,10 +114,8 @@ def run(job: dict, root: Path = ROOT) -> dict:
                                 "host": socket.gethostname(), "command": cmd}
             return result
         status, err = "failed", err + "\n(no JSON result line on stdout)"
-    return {**_tags(job), "status": status,
-            "exit": proc.returncode if status != "timeout" else None,
-            "wall_s": round(wall, 3), "stderr_tail": _tail(err), "command": cmd,
-            "host": socket.gethostname()}
+    return failure(job, status, proc.returncode if status != "timeout" else None, _tail(err),
+                   wall)
 
 
 def is_failure(record: dict) -> bool:

@@ -166,35 +166,30 @@ def eval_expr(expr: str, names: dict):
     return value
 
 
-class _Checker:
-    """Type checks that raise SpecError naming the spec key."""
+def _table(obj, key, allowed=None) -> dict:
+    """obj, checked to be a table whose keys are all in allowed (None: any)."""
+    if not isinstance(obj, dict):
+        raise SpecError(f"[{key}] must be a table")
+    if allowed is not None:
+        for k in obj:
+            if k not in allowed:
+                raise SpecError(f"unknown key '{k}' in [{key}] (known: "
+                                f"{', '.join(sorted(allowed))})")
+    return obj
 
-    def __init__(self, where: str):
-        self.where = where
 
-    def fail(self, msg):
-        raise SpecError(msg)
-
-    def table(self, obj, key, allowed=None):
-        if not isinstance(obj, dict):
-            self.fail(f"[{key}] must be a table")
-        if allowed is not None:
-            for k in obj:
-                if k not in allowed:
-                    self.fail(f"unknown key '{k}' in [{key}] (known: {', '.join(sorted(allowed))})")
-        return obj
-
-    def number(self, obj, key, label, minimum=None, integer=False, positive=False):
-        v = obj[key]
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-            self.fail(f"{label} must be a number, not {v!r}")
-        if integer and not float(v).is_integer():
-            self.fail(f"{label} must be an integer, not {v!r}")
-        if positive and v <= 0:
-            self.fail(f"{label} must be positive, not {v!r}")
-        if minimum is not None and v < minimum:
-            self.fail(f"{label} must be at least {minimum}, not {v!r}")
-        return int(v) if integer else float(v)
+def _number(obj, key, label, minimum=None, integer=False, positive=False):
+    """obj[key], checked to be a finite number within the bounds."""
+    v = obj[key]
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+        raise SpecError(f"{label} must be a number, not {v!r}")
+    if integer and not float(v).is_integer():
+        raise SpecError(f"{label} must be an integer, not {v!r}")
+    if positive and v <= 0:
+        raise SpecError(f"{label} must be positive, not {v!r}")
+    if minimum is not None and v < minimum:
+        raise SpecError(f"{label} must be at least {minimum}, not {v!r}")
+    return int(v) if integer else float(v)
 
 
 def _check_flags(flags: dict, label: str, table: dict):
@@ -240,7 +235,6 @@ def load(path, scale: str = "full") -> Spec:
 def _build(raw: dict, name: str, path: Path, scale: str) -> Spec:
     if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", name):
         raise SpecError(f"spec name '{name}' must be letters, digits, '_', '-' or '.'")
-    c = _Checker(name)
     for k in raw:
         if k not in TOP_KEYS:
             raise SpecError(f"unknown top-level key '{k}' (known: {', '.join(sorted(TOP_KEYS))})")
@@ -249,23 +243,23 @@ def _build(raw: dict, name: str, path: Path, scale: str) -> Spec:
     desc = raw.get("description", "")
     if not isinstance(desc, str):
         raise SpecError("description must be a string")
-    run = dict(c.table(raw["run"], "run", RUN_KEYS))
-    grid = dict(c.table(raw.get("grid", {}), "grid"))
-    derive = dict(c.table(raw.get("derive", {}), "derive"))
-    quick = c.table(raw.get("quick", {}), "quick", QUICK_KEYS)
+    run = dict(_table(raw["run"], "run", RUN_KEYS))
+    grid = dict(_table(raw.get("grid", {}), "grid"))
+    derive = dict(_table(raw.get("derive", {}), "derive"))
+    quick = _table(raw.get("quick", {}), "quick", QUICK_KEYS)
     if scale == "quick":
         for k, v in quick.items():
             if k == "grid":
-                grid.update(c.table(v, "quick.grid"))
+                grid.update(_table(v, "quick.grid"))
             elif k == "derive":
-                derive.update(c.table(v, "quick.derive"))
+                derive.update(_table(v, "quick.derive"))
             elif k == "cases":
-                cases = dict(c.table(raw.get("cases", {}), "cases"))
-                cases.update(c.table(v, "quick.cases"))
+                cases = dict(_table(raw.get("cases", {}), "cases"))
+                cases.update(_table(v, "quick.cases"))
                 raw = {**raw, "cases": cases}
             elif k == "flags":
-                run["flags"] = {**c.table(run.get("flags", {}), "run.flags"),
-                                **c.table(v, "quick.flags")}
+                run["flags"] = {**_table(run.get("flags", {}), "run.flags"),
+                                **_table(v, "quick.flags")}
             else:
                 run[k] = v
     elif scale != "full":
@@ -285,9 +279,9 @@ def _build(raw: dict, name: str, path: Path, scale: str) -> Spec:
     if len(set(variants)) != len(variants):
         raise SpecError("[run] variants lists a variant twice")
     table = rundb_flags()
-    cases = dict(c.table(raw.get("cases", {}), "cases"))
+    cases = dict(_table(raw.get("cases", {}), "cases"))
     for cname, cflags in cases.items():
-        _check_flags(c.table(cflags, f"cases.{cname}"), f"[cases] {cname}", table)
+        _check_flags(_table(cflags, f"cases.{cname}"), f"[cases] {cname}", table)
     workload = run.get("workload")
     for w in [workload] + [cf.get("workload") for cf in cases.values()]:
         if w is not None and w not in WORKLOADS:
@@ -296,13 +290,13 @@ def _build(raw: dict, name: str, path: Path, scale: str) -> Spec:
         raise SpecError("[run] needs 'workload' (unless every case sets its own)")
     run.setdefault("warmup", 1.0)
     run.setdefault("repetitions", 1)
-    warmup = c.number(run, "warmup", "[run] warmup", minimum=0)
-    duration = c.number(run, "duration", "[run] duration", positive=True)
-    reps = c.number(run, "repetitions", "[run] repetitions", integer=True, minimum=1)
+    warmup = _number(run, "warmup", "[run] warmup", minimum=0)
+    duration = _number(run, "duration", "[run] duration", positive=True)
+    reps = _number(run, "repetitions", "[run] repetitions", integer=True, minimum=1)
     run.setdefault("timeout", warmup + duration + 120)
-    timeout = c.number(run, "timeout", "[run] timeout", positive=True)
+    timeout = _number(run, "timeout", "[run] timeout", positive=True)
 
-    flags = dict(c.table(run.get("flags", {}), "run.flags"))
+    flags = dict(_table(run.get("flags", {}), "run.flags"))
     _check_flags(flags, "[run.flags]", table)
     _check_grid(grid, "[grid]", table)
     for k in grid:
