@@ -297,7 +297,9 @@ static void sample(struct sampler *sm, double now)
         s->cap = s->cap ? 2 * s->cap : 64;
         s->t_s = mem_realloc(s->t_s, s->cap * sizeof(*s->t_s));
         s->commits_per_s = mem_realloc(s->commits_per_s, s->cap * sizeof(*s->commits_per_s));
+        s->rss_mib = mem_realloc(s->rss_mib, s->cap * sizeof(*s->rss_mib));
     }
+    s->rss_mib[s->n] = (double)mem_rss_bytes() / (1024.0 * 1024.0);
     s->t_s[s->n] = now - sm->t0;
     s->commits_per_s[s->n] = now > sm->last_s ? (double)(c - sm->last) / (now - sm->last_s) : 0;
     s->n++;
@@ -337,7 +339,8 @@ void run_result_free(struct run_result *res)
 {
     mem_free(res->series.t_s);
     mem_free(res->series.commits_per_s);
-    res->series.t_s = res->series.commits_per_s = NULL;
+    mem_free(res->series.rss_mib);
+    res->series.t_s = res->series.commits_per_s = res->series.rss_mib = NULL;
     res->series.n = res->series.cap = 0;
 }
 

@@ -23,6 +23,7 @@ struct series {
     double interval_s, measure_start_s;
     size_t n, cap;
     double *t_s, *commits_per_s;
+    double *rss_mib; /* the process's resident set at the end of each interval */
 };
 
 struct run_result {

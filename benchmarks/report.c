@@ -54,6 +54,9 @@ static void series_json(FILE *f, const struct series *s)
     fputs("],\"commits_per_s\":[", f);
     for (size_t i = 0; i < s->n; i++)
         fprintf(f, "%s%.1f", i ? "," : "", s->commits_per_s[i]);
+    fputs("],\"rss_mib\":[", f);
+    for (size_t i = 0; i < s->n; i++)
+        fprintf(f, "%s%.1f", i ? "," : "", s->rss_mib[i]);
     fputs("]},", f);
 }
 
@@ -117,6 +120,7 @@ static void write_json(FILE *f, const struct report_in *in)
     fprintf(f, "\"updates\":%llu,\"reupdates\":%llu,\"reupdate_rate\":%.6f,",
             (unsigned long long)st->updates, (unsigned long long)st->reupdates,
             st->updates ? (double)st->reupdates / (double)st->updates : 0.0);
+    fprintf(f, "\"rows_reused\":%llu,", (unsigned long long)st->rows_reused);
     series_json(f, &r->series);
     fprintf(f, "\"config\":{\"compile\":{\"variant\":\"%s\",\"algorithm\":\"%s\","
                "\"variant_flags\":\"%s\",\"cc_meta_size\":%d,\"max_threads\":%d,"

@@ -15,8 +15,9 @@
  *   9  sum(W_YTD) = sum(C_YTD_PAYMENT)
  *   10 C_BALANCE = sum(OL_AMOUNT of the customer's delivered orders) - sum(its H_AMOUNT)
  *   11 C_BALANCE + C_YTD_PAYMENT = sum(OL_AMOUNT of its delivered orders)
- *   12 the ordered indexes hold exactly the live rows (sizes; ORDER by customer: each
- *      order under its key)
+ *   12 the keys the look-ups of tpcc.h rely on: ORDER and NEW-ORDER rows under (w, d,
+ *      o), ORDER-LINE rows under (w, d, o, ol) with 1 <= ol <= their order's O_OL_CNT;
+ *      the customer-by-name index holds every customer
  *   13 the range rows (tpcc.h) bound their ranges: NEW-ORDER head = min(NO_O_ID) (or
  *      D_NEXT_O_ID when none), order tail = D_NEXT_O_ID, a customer's = max(O_ID) + 1
  * Only when no transaction runs. */
@@ -125,11 +126,11 @@ bool tpcc_check(const struct options *o, FILE *out)
         cs[ci(G32(T_HISTORY, r, H_C_W_ID), G32(T_HISTORY, r, H_C_D_ID),
               G32(T_HISTORY, r, H_C_ID))].h_sum += a;
     }
-    uint64_t n_orders = 0, n_no = 0, n_ol = 0;
     FOR_LIVE(T_ORDER, r) {
         int32_t w = G32(T_ORDER, r, O_W_ID), dd = G32(T_ORDER, r, O_D_ID), id = G32(T_ORDER, r, O_ID);
         struct dist_acc *d = &ds[di(w, dd)];
-        n_orders++;
+        if (r->key != tpcc_okey((uint32_t)w, (uint32_t)dd, (uint32_t)id))
+            viol(&v, "12: order (%d, %d, %d) is not under its key", w, dd, id);
         if (id > d->max_o)
             d->max_o = id;
         d->sum_ol_cnt += G32(T_ORDER, r, O_OL_CNT);
@@ -138,18 +139,16 @@ bool tpcc_check(const struct options *o, FILE *out)
             viol(&v, "5: order (%d, %d, %d) %s but %s a NEW-ORDER row", w, dd, id,
                  undelivered ? "is undelivered" : "is delivered",
                  undelivered ? "has no" : "has");
-        uint64_t ck = tpcc_ckey((uint32_t)w, (uint32_t)dd, (uint32_t)G32(T_ORDER, r, O_C_ID));
         struct cust_acc *oc = &cs[ci(w, dd, G32(T_ORDER, r, O_C_ID))];
         oc->max_o = id > oc->max_o ? id : oc->max_o;
-        if (idx_ordered_get(tpcc.order_by_cust, tpcc_ocust_key(ck, (uint32_t)id)) != r)
-            viol(&v, "12: order (%d, %d, %d) is not in the order-by-customer index", w, dd, id);
     }
     FOR_LIVE(T_NEW_ORDER, r) {
         int32_t w = G32(T_NEW_ORDER, r, NO_W_ID), dd = G32(T_NEW_ORDER, r, NO_D_ID);
         int32_t id = G32(T_NEW_ORDER, r, NO_O_ID);
         struct dist_acc *d = &ds[di(w, dd)];
-        n_no++;
         d->n_no++;
+        if (r->key != tpcc_okey((uint32_t)w, (uint32_t)dd, (uint32_t)id))
+            viol(&v, "12: NEW-ORDER (%d, %d, %d) is not under its key", w, dd, id);
         if (id > d->max_no)
             d->max_no = id;
         if (id < d->min_no)
@@ -160,14 +159,17 @@ bool tpcc_check(const struct options *o, FILE *out)
     FOR_LIVE(T_ORDER_LINE, r) {
         int32_t w = G32(T_ORDER_LINE, r, OL_W_ID), dd = G32(T_ORDER_LINE, r, OL_D_ID);
         int32_t id = G32(T_ORDER_LINE, r, OL_O_ID);
-        n_ol++;
+        int32_t ol = G32(T_ORDER_LINE, r, OL_NUMBER);
         ds[di(w, dd)].n_ol++;
         struct row *ord = live_get(T_ORDER, tpcc_okey((uint32_t)w, (uint32_t)dd, (uint32_t)id));
         if (!ord) {
-            viol(&v, "6: ORDER-LINE (%d, %d, %d, %d) has no ORDER", w, dd, id,
-                 G32(T_ORDER_LINE, r, OL_NUMBER));
+            viol(&v, "6: ORDER-LINE (%d, %d, %d, %d) has no ORDER", w, dd, id, ol);
             continue;
         }
+        if (r->key != tpcc_olkey((uint32_t)w, (uint32_t)dd, (uint32_t)id, (uint32_t)ol) ||
+            ol < 1 || ol > G32(T_ORDER, ord, O_OL_CNT))
+            viol(&v, "12: ORDER-LINE (%d, %d, %d, %d) is not under its key or beyond "
+                     "O_OL_CNT", w, dd, id, ol);
         bool delivered = G32(T_ORDER, ord, O_CARRIER_ID) != 0;
         if (delivered != (G64(T_ORDER_LINE, r, OL_DELIVERY_D) != 0))
             viol(&v, "7: order (%d, %d, %d): O_CARRIER_ID %s but line %d's OL_DELIVERY_D %s",
@@ -225,15 +227,6 @@ bool tpcc_check(const struct options *o, FILE *out)
     if (sum_w_ytd != sum_c_ytd)
         viol(&v, "9: sum(W_YTD) %lld != sum(C_YTD_PAYMENT) %lld", (long long)sum_w_ytd,
              (long long)sum_c_ytd);
-    if (idx_ordered_size(tpcc.new_order_idx) != n_no)
-        viol(&v, "12: the NEW-ORDER index holds %zu keys for %llu rows",
-             idx_ordered_size(tpcc.new_order_idx), (unsigned long long)n_no);
-    if (idx_ordered_size(tpcc.order_line_idx) != n_ol)
-        viol(&v, "12: the ORDER-LINE index holds %zu keys for %llu rows",
-             idx_ordered_size(tpcc.order_line_idx), (unsigned long long)n_ol);
-    if (idx_ordered_size(tpcc.order_by_cust) != n_orders)
-        viol(&v, "12: the order-by-customer index holds %zu keys for %llu orders",
-             idx_ordered_size(tpcc.order_by_cust), (unsigned long long)n_orders);
     if (idx_ordered_size(tpcc.cust_by_name) != (size_t)W * TPCC_DISTRICTS * TPCC_CUSTOMERS)
         viol(&v, "12: the customer-by-name index holds %zu keys",
              idx_ordered_size(tpcc.cust_by_name));

@@ -315,7 +315,6 @@ static void load_orders(struct rng *g, uint32_t w, uint32_t d)
         put32(T_ORDER, r, O_OL_CNT, ol_cnt);
         put32(T_ORDER, r, O_ALL_LOCAL, 1);
         publish(T_ORDER, r);
-        idx_ordered_insert(tpcc.order_by_cust, tpcc_ocust_key(tpcc_ckey(w, d, c), o), r);
         load_range(RG_CUST_ORDERS, w, d, c, (int32_t)o + 1); /* the customer's one order */
         for (int32_t ol = 1; ol <= ol_cnt; ol++) {
             uint64_t key = tpcc_olkey(w, d, o, (uint32_t)ol);
@@ -331,7 +330,6 @@ static void load_orders(struct rng *g, uint32_t w, uint32_t d)
             put64(T_ORDER_LINE, l, OL_AMOUNT, delivered ? 0 : tpcc_rand(g, 1, 999999));
             put_astring(g, T_ORDER_LINE, l, OL_DIST_INFO, 24);
             publish(T_ORDER_LINE, l);
-            idx_ordered_insert(tpcc.order_line_idx, key, l);
         }
         if (!delivered) {
             struct row *n = new_row(T_NEW_ORDER, tpcc_okey(w, d, o));
@@ -339,7 +337,6 @@ static void load_orders(struct rng *g, uint32_t w, uint32_t d)
             put32(T_NEW_ORDER, n, NO_D_ID, (int32_t)d);
             put32(T_NEW_ORDER, n, NO_W_ID, (int32_t)w);
             publish(T_NEW_ORDER, n);
-            idx_ordered_insert(tpcc.new_order_idx, n->key, n);
         }
     }
     free(perm);
@@ -441,9 +438,6 @@ void tpcc_load(const struct options *o)
                                  t == T_ITEM ? TPCC_ITEMS : rows_per_wh[t] * w);
     tpcc.range = make_table(&range_tabdef, o->verify, RANGE_ROWS_PER_WH * w);
     tpcc.cust_by_name = idx_ordered_create();
-    tpcc.order_by_cust = idx_ordered_create();
-    tpcc.new_order_idx = idx_ordered_create();
-    tpcc.order_line_idx = idx_ordered_create();
 
     struct load_ctx ctx = {.seed = o->seed, .ntasks = ITEM_SLICES + TASKS_PER_WH * (int)w};
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);

@@ -1,23 +1,23 @@
 /* The five TPC-C transactions (clauses 2.4.2, 2.5.2, 2.6.2, 2.7.4, 2.8.2) on the
  * transaction API of cc/cc.h, and the workload's struct.
  *
- * Every row is reached by a primary-key look-up or an ordered-index scan and then
- * accessed through the CC protocol, naming exactly the columns read (the mask of
- * txn_read / txn_read_for_update) and written (txn_write). Inserts go through txn_insert
- * (primary index at commit) and txn_index_insert (ordered index at commit); Delivery's
- * delete of a NEW-ORDER row through txn_delete and txn_index_remove.
+ * Every row is reached by a primary-key look-up (ranges too, see tpcc.h) or a scan of
+ * the customer-by-name index and then accessed through the CC protocol, naming exactly
+ * the columns read (the mask of txn_read / txn_read_for_update) and written (txn_write).
+ * Inserts go through txn_insert, filling the private row image in place (primary index
+ * at commit); Delivery's delete of a NEW-ORDER row through txn_delete.
  *
- * Phantoms: every ordered-index scan whose range changes (NEW-ORDER for Delivery, a
- * customer's orders for OrderStatus, a district's recent ORDER-LINEs for StockLevel) first
- * reads the range's row (tpcc.h) through the protocol, and every insert or delete in it
- * writes that row, so each algorithm orders them like any other conflict. The grain adds
+ * Phantoms: every range whose rows change (NEW-ORDER for Delivery, a customer's orders
+ * for OrderStatus, a district's recent ORDER-LINEs for StockLevel) is looked up only after
+ * the transaction read the range's row (tpcc.h) through the protocol, and every insert or
+ * delete in it writes that row, so each algorithm orders them like any other conflict. The grain adds
  * no conflict TPC-C does not have beyond the phantom ones: all inserts come from NewOrder
  * at the district's tail, and NewOrders of a district already conflict on D_NEXT_O_ID;
  * Deliveries of a district already conflict on its oldest NEW-ORDER row; StockLevel
  * already reads D_NEXT_O_ID, which NewOrder writes. New are NewOrder vs OrderStatus of
  * the same customer, and NewOrder vs a Delivery that found the district empty: exactly
- * the phantoms. A scan sees only published entries, so where an algorithm lets it read an
- * uncommitted bound, the scan's result disagrees with the bound and the query retries
+ * the phantoms. A look-up sees only published rows, so where an algorithm lets it read an
+ * uncommitted bound, what it finds disagrees with the bound and the query retries
  * (range_mismatch).
  *
  * Rollback: the 1% of NewOrders with an unused item id call txn_user_abort when they
@@ -36,12 +36,14 @@ static struct thread_state tstate[MAX_THREADS];
 
 #define C(x) COL_BIT(x)
 
-/* A row that a committed order implies is not reachable by its key. txn_publish makes
- * primary keys visible before ordered-index entries, so this is not expected; should it
- * happen, the query is retried (AR_RETRY) rather than reading a partial order. */
+/* A row that a committed order implies is not reachable by its key: txn_publish makes an
+ * order's rows visible one by one (its ORDER before its lines), so a reader that is not
+ * ordered after the commit by the protocol (an optimistic one, which validation would
+ * reject) may catch it half published. The query is retried (AR_RETRY) rather than
+ * reading a partial order. */
 static enum rc missing_row(struct txn *t) { return txn_abort_retry(t); }
 
-/* The scan found other entries than the range row's bound says: an insert or delete it
+/* The look-ups found other rows than the range row's bound says: an insert or delete it
  * depends on is not published yet (or, for an optimistic algorithm, one committed since
  * it read the bound, which validation would reject). Retried like missing_row. */
 static enum rc range_mismatch(struct txn *t) { return txn_abort_retry(t); }
@@ -80,24 +82,24 @@ static inline enum rc write64(struct txn *t, struct row *r, int c, int64_t v)
     return txn_write(t, r, c, &v);
 }
 
-/* Fills an inserted row's columns from `vals` (int32/int64 by column type; text
- * columns take the bytes at `text[c]`). */
-static enum rc fill(struct txn *t, int tab, struct row *r, const int64_t *vals,
-                    const char *const *text)
+/* Fills the image of an inserted row (private until commit: written in place, see
+ * txn_insert) from `vals` (int32/int64 by column type; text columns take the bytes at
+ * `text[c]`, NULL: left zero). */
+static void fill(int tab, unsigned char *img, const int64_t *vals, const char *const *text)
 {
     const struct schema *s = &tpcc.tab[tab]->schema;
     for (int c = 0; c < s->ncols; c++) {
-        enum rc rc;
-        if (s->cols[c].type == COL_CHAR)
-            rc = txn_write(t, r, c, text[c]);
-        else if (s->cols[c].type == COL_INT32)
-            rc = write32(t, r, c, (int32_t)vals[c]);
-        else
-            rc = write64(t, r, c, vals[c]);
-        if (rc != RC_OK)
-            return RC_ABORT;
+        unsigned char *p = col_ptr(s, img, c);
+        if (s->cols[c].type == COL_CHAR) {
+            if (text && text[c])
+                memcpy(p, text[c], s->cols[c].size);
+        } else if (s->cols[c].type == COL_INT32) {
+            int32_t v = (int32_t)vals[c];
+            memcpy(p, &v, sizeof(v));
+        } else {
+            memcpy(p, &vals[c], sizeof(vals[c]));
+        }
     }
-    return RC_OK;
 }
 
 /* Scan collector: up to `max` (key, row) pairs. */
@@ -161,15 +163,14 @@ static enum rc new_order(struct txn *t, const struct tpcc_query *q)
     int64_t ov[] = {[O_ID] = o_id,        [O_D_ID] = d,          [O_W_ID] = w,
                     [O_C_ID] = q->c_id,   [O_ENTRY_D] = now,     [O_CARRIER_ID] = 0,
                     [O_OL_CNT] = q->ol_cnt, [O_ALL_LOCAL] = q->all_local};
-    if (txn_insert(t, tpcc.tab[T_ORDER], okey, &orow) != RC_OK ||
-        fill(t, T_ORDER, orow, ov, NULL) != RC_OK)
+    unsigned char *nimg;
+    if (txn_insert(t, tpcc.tab[T_ORDER], okey, &orow, &nimg) != RC_OK)
         return RC_ABORT;
-    txn_index_insert(t, tpcc.order_by_cust, tpcc_ocust_key(ckey, o_id), orow);
+    fill(T_ORDER, nimg, ov, NULL);
     int64_t nov[] = {[NO_O_ID] = o_id, [NO_D_ID] = d, [NO_W_ID] = w};
-    if (txn_insert(t, tpcc.tab[T_NEW_ORDER], okey, &norow) != RC_OK ||
-        fill(t, T_NEW_ORDER, norow, nov, NULL) != RC_OK)
+    if (txn_insert(t, tpcc.tab[T_NEW_ORDER], okey, &norow, &nimg) != RC_OK)
         return RC_ABORT;
-    txn_index_insert(t, tpcc.new_order_idx, okey, norow);
+    fill(T_NEW_ORDER, nimg, nov, NULL);
 
     int64_t total = 0;
     for (int i = 0; i < q->ol_cnt; i++) {
@@ -213,10 +214,9 @@ static enum rc new_order(struct txn *t, const struct tpcc_query *q)
                          [OL_DELIVERY_D] = 0,    [OL_QUANTITY] = l->quantity,
                          [OL_AMOUNT] = amount,   [OL_DIST_INFO] = 0};
         const char *olt[] = {[OL_DIST_INFO] = dist_info};
-        if (txn_insert(t, tpcc.tab[T_ORDER_LINE], olkey, &olrow) != RC_OK ||
-            fill(t, T_ORDER_LINE, olrow, olv, olt) != RC_OK)
+        if (txn_insert(t, tpcc.tab[T_ORDER_LINE], olkey, &olrow, &nimg) != RC_OK)
             return RC_ABORT;
-        txn_index_insert(t, tpcc.order_line_idx, olkey, olrow);
+        fill(T_ORDER_LINE, nimg, olv, olt);
         (void)original; /* brand-generic: "B" if both contain ORIGINAL, else "G" */
     }
     /* The ranges this order was inserted into: the district's tail (ORDER, NEW-ORDER,
@@ -298,9 +298,10 @@ static enum rc payment(struct txn *t, const struct tpcc_query *q)
                     [H_W_ID] = w,      [H_DATE] = (int64_t)time(NULL),
                     [H_AMOUNT] = q->h_amount, [H_DATA] = 0};
     const char *ht[] = {[H_DATA] = h_data};
-    if (txn_insert(t, tpcc.tab[T_HISTORY], hkey, &hr) != RC_OK ||
-        fill(t, T_HISTORY, hr, hv, ht) != RC_OK)
+    unsigned char *himg;
+    if (txn_insert(t, tpcc.tab[T_HISTORY], hkey, &hr, &himg) != RC_OK)
         return RC_ABORT;
+    fill(T_HISTORY, himg, hv, ht);
     return RC_OK;
 }
 
@@ -316,21 +317,21 @@ static enum rc order_status(struct txn *t, const struct tpcc_query *q)
         return RC_ABORT;
     uint32_t c_id = (uint32_t)tpcc_get32(T_CUSTOMER, img, C_ID);
 
-    /* the customer's last order: the highest key of the customer's range, which must be
-     * the one before the range's bound (every customer has an order from the load on) */
+    /* the customer's last order: the one before the range's bound (every customer has
+     * an order from the load on); not published yet, or (read uncommitted) another
+     * customer's order under that o_id: the bound is not the committed one */
     struct row *rr;
     int32_t tail;
     if (range_read(t, RG_CUST_ORDERS, w, d, c_id, false, &rr, &tail) != RC_OK)
         return RC_ABORT;
-    uint64_t ckey = tpcc_ckey(w, d, c_id), okey;
-    struct row *orow;
-    struct collect c = {0, 1, &okey, &orow};
-    if (!idx_ordered_scan_desc(tpcc.order_by_cust, tpcc_ocust_key(ckey, 0),
-                               tpcc_ocust_key(ckey, UINT32_MAX), collect_fn, &c) ||
-        (okey & UINT32_MAX) != (uint32_t)tail - 1)
+    struct row *orow = txn_lookup(t, tpcc.tab[T_ORDER], tpcc_okey(w, d, (uint32_t)tail - 1));
+    if (!orow)
         return range_mismatch(t);
-    if (txn_read(t, orow, C(O_ID) | C(O_ENTRY_D) | C(O_CARRIER_ID) | C(O_OL_CNT), &img) != RC_OK)
+    if (txn_read(t, orow, C(O_ID) | C(O_C_ID) | C(O_ENTRY_D) | C(O_CARRIER_ID) | C(O_OL_CNT),
+                 &img) != RC_OK)
         return RC_ABORT;
+    if ((uint32_t)tpcc_get32(T_ORDER, img, O_C_ID) != c_id)
+        return range_mismatch(t);
     uint32_t o_id = (uint32_t)tpcc_get32(T_ORDER, img, O_ID);
     int32_t ol_cnt = tpcc_get32(T_ORDER, img, O_OL_CNT);
     int64_t sum = 0;
@@ -359,28 +360,23 @@ static enum rc delivery(struct txn *t, const struct tpcc_query *q)
         int32_t head, tail;
         if (range_read(t, RG_NEW_ORDER_HEAD, w, d, 0, true, &hr, &head) != RC_OK)
             return RC_ABORT;
-        uint64_t nokey;
-        struct row *norow;
-        struct collect c = {0, 1, &nokey, &norow};
-        if (!idx_ordered_scan(tpcc.new_order_idx, tpcc_okey(w, d, 0),
-                              tpcc_okey(w, d, UINT32_MAX), collect_fn, &c)) {
-            /* none shown: an insert could only land at the district's tail, so the scan
-             * read the tail's range too, and the district is empty iff head = tail */
+        uint64_t nokey = tpcc_okey(w, d, (uint32_t)head);
+        struct row *norow = txn_lookup(t, tpcc.tab[T_NEW_ORDER], nokey);
+        if (!norow) {
+            /* none at the head: an insert could only land at the district's tail, so the
+             * district is empty iff head = tail (else an order is not published yet) */
             if (range_read(t, RG_ORDER_TAIL, w, d, 0, false, &tr, &tail) != RC_OK)
                 return RC_ABORT;
             if (tail != head)
                 return range_mismatch(t);
             continue; /* none: skipped (clause 2.7.4.2) */
         }
-        uint32_t o_id = (uint32_t)(nokey & UINT32_MAX);
-        if (o_id != (uint32_t)head)
-            return range_mismatch(t);
+        uint32_t o_id = (uint32_t)head;
         /* written before the next access: RCC seals an entry there (a later write would
          * be a re-update) */
         if (txn_write(t, hr, RG_BOUND, &(int32_t){head + 1}) != RC_OK ||
             txn_delete(t, norow) != RC_OK)
             return RC_ABORT;
-        txn_index_remove(t, tpcc.new_order_idx, nokey);
 
         struct row *orow = txn_lookup(t, tpcc.tab[T_ORDER], nokey);
         if (!orow)
@@ -424,22 +420,6 @@ static int cmp_u32(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* The number of lines of order next - 1 among the scanned lines (keys, ascending) of
- * orders [next - 20, next), or -1 if an order of the range shows no line. */
-static int newest_lines(uint32_t next, const uint64_t *keys, int n)
-{
-    uint32_t o = next - TPCC_STOCK_LEVEL_ORDERS - 1; /* the order of the previous line */
-    int newest = 0;
-    for (int i = 0; i < n; i++) {
-        uint32_t ko = (uint32_t)(keys[i] >> 4 & UINT32_MAX);
-        if (ko != o && ko != o + 1)
-            return -1;
-        o = ko;
-        newest += ko == next - 1;
-    }
-    return o == next - 1 ? newest : -1;
-}
-
 static enum rc stock_level(struct txn *t, const struct tpcc_query *q)
 {
     uint32_t w = q->w_id, d = q->d_id;
@@ -456,21 +436,25 @@ static enum rc stock_level(struct txn *t, const struct tpcc_query *q)
     if ((uint32_t)tail != next)
         return range_mismatch(t);
 
-    /* the lines of orders [next - 20, next) */
+    /* the lines of orders [next - 20, next): each order's lines 1.. up to the first key
+     * not found. NewOrders of a district publish in o_id order (each reads D_NEXT_O_ID
+     * from the one before), so the orders not (all) shown yet are the newest ones: each
+     * order must show a line, and the newest one all of its O_OL_CNT lines. */
     enum { MAX_LINES = TPCC_STOCK_LEVEL_ORDERS * TPCC_MAX_OL };
-    uint64_t keys[MAX_LINES];
     struct row *rows[MAX_LINES];
     uint32_t items[MAX_LINES];
-    struct collect c = {0, MAX_LINES, keys, rows};
-    idx_ordered_scan(tpcc.order_line_idx, tpcc_olkey(w, d, next - TPCC_STOCK_LEVEL_ORDERS, 0),
-                     tpcc_olkey(w, d, next - 1, TPCC_MAX_OL), collect_fn, &c);
-    /* Every order of the range shows its lines once published. NewOrders of a district
-     * publish in o_id order (each reads D_NEXT_O_ID from the one before), so the orders
-     * not (all) shown yet are the newest ones: each order must show a line, and the
-     * newest one all of its O_OL_CNT lines. */
-    int newest = newest_lines(next, keys, c.n);
-    if (newest < 0)
-        return range_mismatch(t);
+    int n = 0, newest = 0;
+    for (uint32_t o = next - TPCC_STOCK_LEVEL_ORDERS; o < next; o++) {
+        int k = 0;
+        struct row *l;
+        while (k < TPCC_MAX_OL &&
+               (l = txn_lookup(t, tpcc.tab[T_ORDER_LINE], tpcc_olkey(w, d, o, (uint32_t)k + 1))))
+            rows[n + k++] = l;
+        if (!k)
+            return range_mismatch(t);
+        n += k;
+        newest = k;
+    }
     struct row *orow = txn_lookup(t, tpcc.tab[T_ORDER], tpcc_okey(w, d, next - 1));
     if (!orow)
         return missing_row(t);
@@ -478,14 +462,14 @@ static enum rc stock_level(struct txn *t, const struct tpcc_query *q)
         return RC_ABORT;
     if (tpcc_get32(T_ORDER, img, O_OL_CNT) != newest)
         return range_mismatch(t);
-    for (int i = 0; i < c.n; i++) {
+    for (int i = 0; i < n; i++) {
         if (txn_read(t, rows[i], C(OL_I_ID), &img) != RC_OK)
             return RC_ABORT;
         items[i] = (uint32_t)tpcc_get32(T_ORDER_LINE, img, OL_I_ID);
     }
-    qsort(items, (size_t)c.n, sizeof(items[0]), cmp_u32);
+    qsort(items, (size_t)n, sizeof(items[0]), cmp_u32);
     int low = 0;
-    for (int i = 0; i < c.n; i++) {
+    for (int i = 0; i < n; i++) {
         if (i > 0 && items[i] == items[i - 1])
             continue; /* distinct items */
         struct row *sr = txn_lookup(t, tpcc.tab[T_STOCK], tpcc_skey(w, items[i]));

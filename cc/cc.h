@@ -78,9 +78,15 @@ enum rc txn_read_for_update(struct txn *t, struct row *r, colmask_t cols,
                             const unsigned char **img);
 /* Writes column c of row r (gaining write access first if the transaction lacks it). */
 enum rc txn_write(struct txn *t, struct row *r, int c, const void *value);
-/* Creates a row with this key in tab; fill it with txn_write. It becomes visible (and
- * enters tab's primary index) when the transaction commits. */
-enum rc txn_insert(struct txn *t, struct table *tab, uint64_t key, struct row **out);
+/* Creates a row with this key in tab, all columns zero. It becomes visible (and enters
+ * tab's primary index) when the transaction commits. *img (when img is not NULL) is the
+ * new row's image for the workload to fill in place through col_ptr, at no per-column
+ * cost: the row is private until commit, and every column of it already counts as
+ * written by this insert (--verify records the insert as one version per column).
+ * txn_write on the row works too. A row whose insert aborts goes back to the thread's
+ * free rows of tab (cc/txn.h) and is reused by the thread's next insert into tab. */
+enum rc txn_insert(struct txn *t, struct table *tab, uint64_t key, struct row **out,
+                   unsigned char **img);
 /* Hint: this transaction will access row r no more (e.g. the last write of a query to
  * it); algorithms that release early (Bamboo retires its lock) use it, others ignore it. */
 void txn_last_access(struct txn *t, struct row *r);

@@ -14,7 +14,8 @@
  * accessed with write intent (later txn_writes of the row belong to that update). A
  * re-update is an update of a row whose access already held write intent from an earlier
  * update of the same attempt (a second txn_read_for_update of it). Rows the attempt
- * inserted are not updated. */
+ * inserted are not updated. rows_reused counts inserts that took the row of an earlier
+ * aborted insert of the thread (storage/table.h, struct row_freelist). */
 #ifndef CC_STATS_H
 #define CC_STATS_H
 
@@ -30,7 +31,8 @@
     X(reads)                                                                                 \
     X(writes)                                                                                \
     X(updates)                                                                               \
-    X(reupdates)
+    X(reupdates)                                                                             \
+    X(rows_reused)
 
 /* Time components: name (ticks in the struct, seconds in results). */
 #define STATS_TIMES(X)                                                                       \

@@ -141,7 +141,7 @@ void txn_begin(struct txn *t, bool retry)
 {
     arena_reset(&t->arena);
     t->nacc = 0;
-    t->npublish = 0;
+    t->npublish = t->ndropped = 0;
     t->index_ops = NULL;
     t->index_ops_tail = &t->index_ops;
     if (++t->gen == 0) { /* generation wrapped: clear the slots once */
@@ -290,22 +290,27 @@ enum rc txn_write(struct txn *t, struct row *r, int c, const void *value)
     return RC_OK;
 }
 
-enum rc txn_insert(struct txn *t, struct table *tab, uint64_t key, struct row **out)
+enum rc txn_insert(struct txn *t, struct table *tab, uint64_t key, struct row **out,
+                   unsigned char **img)
 {
     if (t->aborted)
         return RC_ABORT;
-    struct row *r = table_new_row(tab, key);
+    t->st.rows_reused += t->free_rows.head[tab->id] != NULL;
+    struct row *r = table_new_row_from(&t->free_rows, tab, key);
     cc_row_init(r);
     t->req_cols = COLS_ALL;
     struct access *a = acc_new(t, r, NULL);
     if (cc_access(t, a, ACC_INSERT) != RC_OK) {
         t->nacc--;
+        table_free_row(&t->free_rows, r);
         return mark_abort(t);
     }
     if (tab->schema.verify) /* absent -> present: every column gets its first version */
         hist_write_all(t, r, a->data, true);
     t->npublish++;
     *out = r;
+    if (img)
+        *img = a->data;
     return RC_OK;
 }
 
@@ -316,6 +321,7 @@ enum rc txn_delete(struct txn *t, struct row *r)
         /* deleting its own insert: the row is still private; it is simply never
          * published (relaxed: no other thread can reach the row) */
         atomic_store_explicit(&r->deleted, 1, memory_order_relaxed);
+        t->ndropped++;
         if (r->table->schema.verify) /* present -> absent, over its own versions */
             hist_write_all(t, r, a->data, true);
         return RC_OK;
@@ -453,6 +459,20 @@ void txn_publish(struct txn *t)
     }
 }
 
+/* Gives the rows this attempt inserted back to the thread's free rows, after the
+ * algorithm released them: every one after an abort, only those it deleted again
+ * (`dropped_only`) after a commit. None was published, so no other thread can reach it. */
+static void free_inserted(struct txn *t, bool dropped_only)
+{
+    for (uint32_t i = 0; i < t->nacc; i++) {
+        struct access *a = &t->acc[i];
+        /* relaxed: the deleted flag of a private row was set by this thread */
+        if (a->type == ACC_INSERT &&
+            (!dropped_only || atomic_load_explicit(&a->row->deleted, memory_order_relaxed)))
+            table_free_row(&t->free_rows, a->row);
+    }
+}
+
 enum rc txn_commit(struct txn *t)
 {
     if (t->aborted)
@@ -465,6 +485,8 @@ enum rc txn_commit(struct txn *t)
         return mark_abort(t);
     if (t->hist)
         hist_txn_times(t->hist, t->hist_begin, clock_now_ns());
+    if (t->ndropped)
+        free_inserted(t, true);
     struct txn_stats *st = &t->st;
     st->commits++;
 #if STATS_ENABLED
@@ -484,6 +506,8 @@ enum rc txn_commit(struct txn *t)
 void txn_abort(struct txn *t)
 {
     cc_abort(t);
+    if (t->npublish)
+        free_inserted(t, false);
     if (t->hist)
         hist_txn_abort(t->hist);
     t->st.aborts++;

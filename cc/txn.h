@@ -69,6 +69,8 @@ struct txn {
     struct acc_slot *slots;    /* open addressing, 2 * acc_cap entries */
     uint32_t slot_mask, gen;
     uint32_t npublish;         /* inserts + deletes of this attempt (txn_publish's work) */
+    uint32_t ndropped;         /* rows this attempt inserted, then deleted (never published) */
+    struct row_freelist free_rows; /* rows of this thread's aborted inserts (table.h) */
     struct index_op *index_ops, **index_ops_tail; /* in call order, in the arena */
     struct arena arena;
     struct hist_log *hist;     /* NULL unless verifying */

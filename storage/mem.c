@@ -2,6 +2,8 @@
 #include "storage/mem.h"
 
 #include <numa.h>
+#include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #ifdef MEM_SYSTEM_MALLOC
 /* Sanitizer builds: the sanitizer owns malloc, so jemalloc is not linked; the few
@@ -104,4 +106,15 @@ void mem_free_shared(void *p, size_t size)
 {
     (void)size;
     free(p);
+}
+
+size_t mem_rss_bytes(void)
+{
+    FILE *f = fopen("/proc/self/statm", "r");
+    unsigned long long size, resident;
+    int n = f ? fscanf(f, "%llu %llu", &size, &resident) : 0;
+    if (f)
+        fclose(f);
+    long page = sysconf(_SC_PAGESIZE);
+    return n == 2 && page > 0 ? (size_t)resident * (size_t)page : 0;
 }

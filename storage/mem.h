@@ -27,6 +27,9 @@ void mem_free(void *p);
 void *mem_alloc_shared(size_t size);
 void mem_free_shared(void *p, size_t size);
 
+/* The process's resident set size in bytes (/proc/self/statm; 0 if unreadable). */
+size_t mem_rss_bytes(void);
+
 /* Number of NUMA nodes seen (1 where NUMA is unavailable). */
 int mem_numa_nodes(void);
 

@@ -121,6 +121,17 @@ struct row *table_new_row(struct table *t, uint64_t key)
     return r;
 }
 
+void table_free_row(struct row_freelist *fl, struct row *r)
+{
+    struct table *t = r->table;
+    memset(r->cc, 0, sizeof(r->cc));
+    memset(r->data, 0, t->schema.data_size);
+    /* relaxed: the row is private to this thread (see struct row_freelist) */
+    atomic_store_explicit(&r->deleted, 0, memory_order_relaxed);
+    r->key = (uint64_t)(uintptr_t)fl->head[t->id];
+    fl->head[t->id] = r;
+}
+
 struct table *catalog_table(int id) { return catalog[id]; }
 int catalog_count(void) { return atomic_load(&catalog_n); }
 const char *const *catalog_names(void) { return catalog_name; }

@@ -82,6 +82,29 @@ void table_destroy(struct table *t);
 
 /* A new row: key set, data zeroed, cc slot zeroed (the caller runs cc_row_init). */
 struct row *table_new_row(struct table *t, uint64_t key);
+
+/* One thread's free rows: rows of its aborted inserts, per table id, reused by its next
+ * inserts into the same table, so an abort-heavy run does not grow the tables. A free row
+ * is unreachable by every other thread (it never entered an index) and is reset to the
+ * state of a new row when freed; the list links through the rows' key fields. Owned by
+ * one thread, no synchronisation. */
+#define MAX_TABLES 32
+struct row_freelist {
+    struct row *head[MAX_TABLES];
+};
+/* Gives back row r of its table: the caller guarantees no other thread can reach it. */
+void table_free_row(struct row_freelist *fl, struct row *r);
+/* Like table_new_row, taking a free row of fl first. */
+static inline struct row *table_new_row_from(struct row_freelist *fl, struct table *t,
+                                             uint64_t key)
+{
+    struct row *r = fl->head[t->id];
+    if (!r)
+        return table_new_row(t, key);
+    fl->head[t->id] = (struct row *)(uintptr_t)r->key;
+    r->key = key;
+    return r;
+}
 /* Row number i (< nrows) in allocation order. */
 static inline struct row *table_row_at(struct table *t, uint64_t i)
 {
@@ -105,8 +128,8 @@ static inline uint64_t *col_wid(const struct schema *s, const unsigned char *img
     return (uint64_t *)(void *)((unsigned char *)img + s->cols[c].off - WID_SIZE);
 }
 
-/* The catalog: every table gets a small id (history records name tables by id). */
-#define MAX_TABLES 32
+/* The catalog: every table gets a small id (< MAX_TABLES; history records name tables
+ * by id). */
 struct table *catalog_table(int id);
 int catalog_count(void);
 const char *const *catalog_names(void);

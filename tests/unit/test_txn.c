@@ -1,6 +1,7 @@
 /* Unit tests of the generic transaction (cc/txn.c) over the NONE algorithm: access-set
- * growth and re-lookup, undo on abort, insert/delete publication at commit, history
- * records, sticky abort, and log-area chunk growth. */
+ * growth and re-lookup, undo on abort, insert/delete publication at commit, filling an
+ * insert in place, reuse of the rows of aborted inserts, history records, sticky abort,
+ * and log-area chunk growth. */
 #include <string.h>
 
 #include "cc/txn.h"
@@ -82,7 +83,7 @@ static void insert_delete_publish(void)
     struct txn *t = txn_create(0, false);
     txn_begin(t, false);
     struct row *n;
-    CHECK(txn_insert(t, tab, 500, &n) == RC_OK);
+    CHECK(txn_insert(t, tab, 500, &n, NULL) == RC_OK);
     int64_t v = 5;
     CHECK(txn_write(t, n, 0, &v) == RC_OK);
     CHECK(idx_hash_get(tab->primary, 500) == NULL); /* invisible before commit */
@@ -91,6 +92,42 @@ static void insert_delete_publish(void)
     CHECK(idx_hash_get(tab->primary, 500) == n);
     CHECK(get_a(tab, n->data) == 5);
     CHECK(idx_hash_get(tab->primary, 4) == NULL);
+    txn_destroy(t);
+}
+
+/* A row whose insert aborted (or was deleted by its own transaction) comes back, reset,
+ * to the thread's next insert into its table; the table hands out no new row for it. */
+static void insert_rows_reused(void)
+{
+    struct table *tab = make_table(false, 10);
+    struct txn *t = txn_create(0, false);
+    txn_begin(t, false);
+    struct row *n;
+    unsigned char *img;
+    CHECK(txn_insert(t, tab, 700, &n, &img) == RC_OK);
+    CHECK(img == n->data);
+    memcpy(col_ptr(&tab->schema, img, 0), &(int64_t){9}, 8);
+    memcpy(col_ptr(&tab->schema, img, 1), "abc", 3);
+    txn_user_abort(t);
+    txn_abort(t);
+    CHECK(idx_hash_get(tab->primary, 700) == NULL);
+    uint64_t rows = table_nrows(tab);
+    txn_begin(t, false);
+    struct row *m;
+    CHECK(txn_insert(t, tab, 701, &m, &img) == RC_OK);
+    CHECK(m == n && m->key == 701 && get_a(tab, img) == 0);
+    CHECK(col_ptr(&tab->schema, img, 1)[0] == 0);
+    CHECK(txn_delete(t, m) == RC_OK); /* its own insert: never published */
+    CHECK(txn_commit(t) == RC_OK);
+    CHECK(idx_hash_get(tab->primary, 701) == NULL);
+    txn_begin(t, false);
+    CHECK(txn_insert(t, tab, 702, &m, &img) == RC_OK);
+    CHECK(m == n && atomic_load(&m->deleted) == 0);
+    memcpy(col_ptr(&tab->schema, img, 0), &(int64_t){5}, 8);
+    CHECK(txn_commit(t) == RC_OK);
+    CHECK(idx_hash_get(tab->primary, 702) == n && get_a(tab, n->data) == 5);
+    CHECK_EQ_U(table_nrows(tab), rows);
+    CHECK_EQ_U(txn_stats(t)->rows_reused, 2);
     txn_destroy(t);
 }
 
@@ -115,7 +152,7 @@ static void history_records(void)
     CHECK(txn_commit(t) == RC_OK);
     txn_begin(t, false); /* an insert and a delete write every column */
     struct row *n;
-    CHECK(txn_insert(t, tab, 600, &n) == RC_OK);
+    CHECK(txn_insert(t, tab, 600, &n, NULL) == RC_OK);
     CHECK(txn_write(t, n, 0, &v) == RC_OK);
     CHECK(txn_delete(t, txn_lookup(t, tab, 3)) == RC_OK);
     CHECK(txn_commit(t) == RC_OK);
@@ -170,6 +207,7 @@ int main(void)
     RUN_CASE(access_set_growth);
     RUN_CASE(undo_on_abort);
     RUN_CASE(insert_delete_publish);
+    RUN_CASE(insert_rows_reused);
     RUN_CASE(history_records);
     RUN_CASE(arena_growth);
     CHECK_EXIT();
