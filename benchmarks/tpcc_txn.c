@@ -82,24 +82,15 @@ static inline enum rc write64(struct txn *t, struct row *r, int c, int64_t v)
     return txn_write(t, r, c, &v);
 }
 
-/* Fills the image of an inserted row (private until commit: written in place, see
- * txn_insert) from `vals` (int32/int64 by column type; text columns take the bytes at
- * `text[c]`, NULL: left zero). */
-static void fill(int tab, unsigned char *img, const int64_t *vals, const char *const *text)
+/* Column stores into the image of an inserted row (private until commit: written in
+ * place, see txn_insert); columns not stored stay zero. */
+static inline void put32(int tab, unsigned char *img, int c, int32_t v)
 {
-    const struct schema *s = &tpcc.tab[tab]->schema;
-    for (int c = 0; c < s->ncols; c++) {
-        unsigned char *p = col_ptr(s, img, c);
-        if (s->cols[c].type == COL_CHAR) {
-            if (text && text[c])
-                memcpy(p, text[c], s->cols[c].size);
-        } else if (s->cols[c].type == COL_INT32) {
-            int32_t v = (int32_t)vals[c];
-            memcpy(p, &v, sizeof(v));
-        } else {
-            memcpy(p, &vals[c], sizeof(vals[c]));
-        }
-    }
+    memcpy(col_ptr(&tpcc.tab[tab]->schema, img, c), &v, sizeof(v));
+}
+static inline void put64(int tab, unsigned char *img, int c, int64_t v)
+{
+    memcpy(col_ptr(&tpcc.tab[tab]->schema, img, c), &v, sizeof(v));
 }
 
 /* Scan collector: up to `max` (key, row) pairs. */
@@ -160,17 +151,21 @@ static enum rc new_order(struct txn *t, const struct tpcc_query *q)
     int64_t now = (int64_t)time(NULL);
     uint64_t okey = tpcc_okey(w, d, o_id);
     struct row *orow, *norow;
-    int64_t ov[] = {[O_ID] = o_id,        [O_D_ID] = d,          [O_W_ID] = w,
-                    [O_C_ID] = q->c_id,   [O_ENTRY_D] = now,     [O_CARRIER_ID] = 0,
-                    [O_OL_CNT] = q->ol_cnt, [O_ALL_LOCAL] = q->all_local};
     unsigned char *nimg;
     if (txn_insert(t, tpcc.tab[T_ORDER], okey, &orow, &nimg) != RC_OK)
         return RC_ABORT;
-    fill(T_ORDER, nimg, ov, NULL);
-    int64_t nov[] = {[NO_O_ID] = o_id, [NO_D_ID] = d, [NO_W_ID] = w};
+    put32(T_ORDER, nimg, O_ID, (int32_t)o_id);
+    put32(T_ORDER, nimg, O_D_ID, (int32_t)d);
+    put32(T_ORDER, nimg, O_W_ID, (int32_t)w);
+    put32(T_ORDER, nimg, O_C_ID, (int32_t)q->c_id);
+    put64(T_ORDER, nimg, O_ENTRY_D, now); /* O_CARRIER_ID null: 0 */
+    put32(T_ORDER, nimg, O_OL_CNT, q->ol_cnt);
+    put32(T_ORDER, nimg, O_ALL_LOCAL, q->all_local);
     if (txn_insert(t, tpcc.tab[T_NEW_ORDER], okey, &norow, &nimg) != RC_OK)
         return RC_ABORT;
-    fill(T_NEW_ORDER, nimg, nov, NULL);
+    put32(T_NEW_ORDER, nimg, NO_O_ID, (int32_t)o_id);
+    put32(T_NEW_ORDER, nimg, NO_D_ID, (int32_t)d);
+    put32(T_NEW_ORDER, nimg, NO_W_ID, (int32_t)w);
 
     int64_t total = 0;
     for (int i = 0; i < q->ol_cnt; i++) {
@@ -208,15 +203,17 @@ static enum rc new_order(struct txn *t, const struct tpcc_query *q)
         total += amount;
         uint64_t olkey = tpcc_olkey(w, d, o_id, (uint32_t)i + 1);
         struct row *olrow;
-        int64_t olv[] = {[OL_O_ID] = o_id,       [OL_D_ID] = d,
-                         [OL_W_ID] = w,          [OL_NUMBER] = i + 1,
-                         [OL_I_ID] = l->i_id,    [OL_SUPPLY_W_ID] = l->supply_w_id,
-                         [OL_DELIVERY_D] = 0,    [OL_QUANTITY] = l->quantity,
-                         [OL_AMOUNT] = amount,   [OL_DIST_INFO] = 0};
-        const char *olt[] = {[OL_DIST_INFO] = dist_info};
         if (txn_insert(t, tpcc.tab[T_ORDER_LINE], olkey, &olrow, &nimg) != RC_OK)
             return RC_ABORT;
-        fill(T_ORDER_LINE, nimg, olv, olt);
+        put32(T_ORDER_LINE, nimg, OL_O_ID, (int32_t)o_id);
+        put32(T_ORDER_LINE, nimg, OL_D_ID, (int32_t)d);
+        put32(T_ORDER_LINE, nimg, OL_W_ID, (int32_t)w);
+        put32(T_ORDER_LINE, nimg, OL_NUMBER, i + 1);
+        put32(T_ORDER_LINE, nimg, OL_I_ID, (int32_t)l->i_id);
+        put32(T_ORDER_LINE, nimg, OL_SUPPLY_W_ID, l->supply_w_id); /* OL_DELIVERY_D null */
+        put32(T_ORDER_LINE, nimg, OL_QUANTITY, l->quantity);
+        put64(T_ORDER_LINE, nimg, OL_AMOUNT, amount);
+        memcpy(col_ptr(&tpcc.tab[T_ORDER_LINE]->schema, nimg, OL_DIST_INFO), dist_info, 24);
         (void)original; /* brand-generic: "B" if both contain ORIGINAL, else "G" */
     }
     /* The ranges this order was inserted into: the district's tail (ORDER, NEW-ORDER,
@@ -293,15 +290,17 @@ static enum rc payment(struct txn *t, const struct tpcc_query *q)
     struct thread_state *ts = &tstate[q->thread];
     uint64_t hkey = (uint64_t)(q->thread + 1) << 40 | ++ts->history_seq;
     struct row *hr;
-    int64_t hv[] = {[H_C_ID] = c_id,   [H_C_D_ID] = q->c_d_id,
-                    [H_C_W_ID] = q->c_w_id, [H_D_ID] = d,
-                    [H_W_ID] = w,      [H_DATE] = (int64_t)time(NULL),
-                    [H_AMOUNT] = q->h_amount, [H_DATA] = 0};
-    const char *ht[] = {[H_DATA] = h_data};
     unsigned char *himg;
     if (txn_insert(t, tpcc.tab[T_HISTORY], hkey, &hr, &himg) != RC_OK)
         return RC_ABORT;
-    fill(T_HISTORY, himg, hv, ht);
+    put32(T_HISTORY, himg, H_C_ID, c_id);
+    put32(T_HISTORY, himg, H_C_D_ID, q->c_d_id);
+    put32(T_HISTORY, himg, H_C_W_ID, q->c_w_id);
+    put32(T_HISTORY, himg, H_D_ID, (int32_t)d);
+    put32(T_HISTORY, himg, H_W_ID, (int32_t)w);
+    put64(T_HISTORY, himg, H_DATE, (int64_t)time(NULL));
+    put64(T_HISTORY, himg, H_AMOUNT, q->h_amount);
+    memcpy(col_ptr(&tpcc.tab[T_HISTORY]->schema, himg, H_DATA), h_data, 24);
     return RC_OK;
 }
 

@@ -1,7 +1,7 @@
 /* Unit tests of the generic transaction (cc/txn.c) over the NONE algorithm: access-set
  * growth and re-lookup, undo on abort, insert/delete publication at commit, filling an
- * insert in place, reuse of the rows of aborted inserts, history records, sticky abort,
- * and log-area chunk growth. */
+ * insert in place, reuse of the rows of aborted inserts, the commit-time lock order,
+ * history records, sticky abort, and log-area chunk growth. */
 #include <string.h>
 
 #include "cc/txn.h"
@@ -131,6 +131,31 @@ static void insert_rows_reused(void)
     txn_destroy(t);
 }
 
+/* The commit-time lock order: sorted by row address, a permutation of the input, for
+ * small sets (insertion sort) and large ones (heapsort). */
+static void sort_by_row(void)
+{
+    enum { N = 200 };
+    static struct access acc[N];
+    struct access *v[N];
+    uint64_t x = 88172645463325252ull;
+    for (uint32_t n = 0; n <= N; n += n < 40 ? 1 : 23) {
+        uintptr_t sum = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            acc[i].row = (struct row *)(uintptr_t)(x % 64 * 64); /* duplicates too */
+            v[i] = &acc[i];
+            sum += (uintptr_t)acc[i].row;
+        }
+        txn_sort_by_row(v, n);
+        for (uint32_t i = 0; i < n; i++) {
+            CHECK(i == 0 || (uintptr_t)v[i - 1]->row <= (uintptr_t)v[i]->row);
+            sum -= (uintptr_t)v[i]->row;
+        }
+        CHECK(sum == 0);
+    }
+}
+
 static void history_records(void)
 {
     struct table *tab = make_table(true, 10);
@@ -208,6 +233,7 @@ int main(void)
     RUN_CASE(undo_on_abort);
     RUN_CASE(insert_delete_publish);
     RUN_CASE(insert_rows_reused);
+    RUN_CASE(sort_by_row);
     RUN_CASE(history_records);
     RUN_CASE(arena_growth);
     CHECK_EXIT();
