@@ -215,13 +215,6 @@ static inline void install_end(struct rcc_row *m)
     atomic_store_explicit(&m->version, v + 1, memory_order_release); /* read_committed */
 }
 
-/* Byte range [lo, hi) of column c (its writer id included when verifying). */
-static inline void col_range(const struct schema *s, int c, uint32_t *lo, uint32_t *hi)
-{
-    *lo = s->cols[c].off - (s->verify ? WID_SIZE : 0);
-    *hi = s->cols[c].off + s->cols[c].size;
-}
-
 /* Installs columns `cols` of img into the row, word by word (other columns' bytes of a
  * shared word are kept: they are stable, every installer holds the latch). */
 static void install_cols(struct row *r, const unsigned char *img, colmask_t cols)
@@ -232,7 +225,7 @@ static void install_cols(struct row *r, const unsigned char *img, colmask_t cols
         int c = __builtin_ctzll(cols);
         cols &= cols - 1;
         uint32_t lo, hi;
-        col_range(s, c, &lo, &hi);
+        col_bytes(s, c, &lo, &hi);
         for (uint32_t w = lo / 8; w * 8 < hi; w++) {
             uint64_t cur = atomic_load_explicit(&dst[w], memory_order_relaxed);
             unsigned char b[8];
@@ -246,22 +239,9 @@ static void install_cols(struct row *r, const unsigned char *img, colmask_t cols
     }
 }
 
-static void copy_cols(const struct schema *s, unsigned char *dst, const unsigned char *src,
-                      colmask_t cols)
-{
-    while (cols) {
-        int c = __builtin_ctzll(cols);
-        cols &= cols - 1;
-        uint32_t lo, hi;
-        col_range(s, c, &lo, &hi);
-        memcpy(dst + lo, src + lo, hi - lo);
-    }
-}
-
 static inline colmask_t all_cols(const struct row *r)
 {
-    int n = r->table->schema.ncols;
-    return n == 64 ? COLS_ALL : COL_BIT(n) - 1;
+    return schema_all_cols(&r->table->schema);
 }
 
 /* The column set of an access: for RCC-C the columns the transaction declared (the read
@@ -542,7 +522,7 @@ static enum rc append(struct txn *t, struct access *a, enum access_type type)
         colmask_t ov = COLUMNAR ? x->cols & need : need;
         if (!ov)
             continue;
-        copy_cols(s, img, x->snap, ov);
+        image_copy_cols(s, img, x->snap, ov);
         if (add_dep(p, x->owner))
             p->ids[nnew++] = x->owner;
         need &= ~ov;

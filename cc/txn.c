@@ -206,7 +206,7 @@ extern const bool cc_alg_column_grain __attribute__((weak));
 static inline void hist_reads(struct txn *t, const struct access *a, colmask_t cols)
 {
     const struct table *tab = a->row->table;
-    colmask_t all = tab->schema.ncols == 64 ? COLS_ALL : COL_BIT(tab->schema.ncols) - 1;
+    colmask_t all = schema_all_cols(&tab->schema);
     cols = &cc_alg_column_grain && cc_alg_column_grain ? cols & all : all;
     while (cols) {
         int c = __builtin_ctzll(cols);
@@ -262,29 +262,57 @@ enum rc txn_read_for_update(struct txn *t, struct row *r, colmask_t cols,
     return read_as(t, r, cols, img, ACC_WRITE);
 }
 
-enum rc txn_write(struct txn *t, struct row *r, int c, const void *value)
+/* txn_write's case off the common path: a row not (or not for writing) accessed last. */
+static __attribute__((noinline)) enum rc write_access(struct txn *t, struct row *r, int c,
+                                                      struct access **out)
 {
-    struct access *a = t->nacc ? &t->acc[t->nacc - 1] : NULL;
-    /* fast path: a read-modify-write writes the row it accessed last */
-    if (t->aborted || !a || a->row != r || a->type < ACC_WRITE) {
-        enum access_type held;
-        t->req_cols = COL_BIT(c);
-        if (acc_get(t, r, ACC_WRITE, &a, &held) != RC_OK)
-            return RC_ABORT;
-        t->st.updates += held < ACC_WRITE; /* a write without declared intent: an update */
-    }
-    const struct schema *s = &r->table->schema;
+    enum access_type held;
+    t->req_cols = COL_BIT(c);
+    if (acc_get(t, r, ACC_WRITE, out, &held) != RC_OK)
+        return RC_ABORT;
+    t->st.updates += held < ACC_WRITE; /* a write without declared intent: an update */
+    return RC_OK;
+}
+
+/* txn_write's first write of an in-place row: the before-image; and with --verify, the
+ * new version of column c (every write makes one, cc/history.h). */
+static __attribute__((noinline)) void write_rare(struct txn *t, struct access *a, int c)
+{
+    const struct schema *s = &a->row->table->schema;
     if (a->in_place && !a->undo && a->type != ACC_INSERT) {
         a->undo = txn_alloc(t, s->data_size);
         memcpy(a->undo, a->data, s->data_size);
     }
-    if (s->verify) { /* every write makes a new version (cc/history.h) */
+    if (s->verify) {
         uint64_t *wid = col_wid(s, a->data, c), nwid = next_id(t);
         if (t->hist)
-            hist_append(t->hist, HIST_WRITE, r->table->id, r->key, (uint16_t)c, *wid, nwid);
+            hist_append(t->hist, HIST_WRITE, a->row->table->id, a->row->key, (uint16_t)c,
+                        *wid, nwid);
         *wid = nwid;
     }
-    memcpy(col_ptr(s, a->data, c), value, s->cols[c].size);
+}
+
+enum rc txn_write(struct txn *t, struct row *r, int c, const void *value)
+{
+    struct access *a = t->nacc ? &t->acc[t->nacc - 1] : NULL;
+    /* fast path: a read-modify-write writes the row it accessed last */
+    if (__builtin_expect(t->aborted || !a || a->row != r || a->type < ACC_WRITE, 0) &&
+        write_access(t, r, c, &a) != RC_OK)
+        return RC_ABORT;
+    const struct schema *s = &r->table->schema;
+    if (__builtin_expect((a->in_place && !a->undo && a->type != ACC_INSERT) || s->verify, 0))
+        write_rare(t, a, c);
+    unsigned char *dst = col_ptr(s, a->data, c);
+    switch (s->cols[c].size) { /* the common sizes as single moves */
+    case 4:
+        memcpy(dst, value, 4);
+        break;
+    case 8:
+        memcpy(dst, value, 8);
+        break;
+    default:
+        memcpy(dst, value, s->cols[c].size);
+    }
     a->wmask |= COL_BIT(c);
     t->st.writes++;
     return RC_OK;

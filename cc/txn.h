@@ -92,6 +92,27 @@ static inline enum rc txn_fail(struct txn *t, enum abort_reason why)
     return RC_ABORT;
 }
 
+/* Every column of schema s, as a mask. */
+static inline colmask_t schema_all_cols(const struct schema *s) { return s->all_cols; }
+
+/* Bytes [lo, hi) of column c in a row image, its writer id (--verify) included. */
+static inline void col_bytes(const struct schema *s, int c, uint32_t *lo, uint32_t *hi)
+{
+    *lo = s->cols[c].off - (s->verify ? WID_SIZE : 0);
+    *hi = s->cols[c].off + s->cols[c].size;
+}
+
+/* Copies the bytes of columns `cols` (exactly theirs) from image src to image dst. */
+static inline void image_copy_cols(const struct schema *s, unsigned char *dst,
+                                   const unsigned char *src, colmask_t cols)
+{
+    for (; cols; cols &= cols - 1) {
+        uint32_t lo, hi;
+        col_bytes(s, __builtin_ctzll(cols), &lo, &hi);
+        memcpy(dst + lo, src + lo, hi - lo);
+    }
+}
+
 /* Copies a row's data into dst with relaxed atomic word loads, for optimistic readers
  * that copy while a writer may install (the algorithm validates the copy with its own
  * version check afterwards). data_size is a multiple of 8 and row data is 8-aligned. */
@@ -145,7 +166,10 @@ static inline void row_install_written(const struct access *a)
     uint32_t wid = s->verify ? WID_SIZE : 0;
     for (colmask_t m = a->wmask; m; m &= m - 1) {
         const struct column *c = &s->cols[__builtin_ctzll(m)];
-        for (uint32_t i = (c->off - wid) / 8; i < (c->off + c->size + 7) / 8; i++)
+        /* bounds in locals: the stores below may alias the schema for all the compiler
+         * knows */
+        uint32_t lo = (c->off - wid) / 8, hi = (c->off + c->size + 7) / 8;
+        for (uint32_t i = lo; i < hi; i++)
             atomic_store_explicit(&dst[i], src[i], memory_order_relaxed);
     }
 }

@@ -42,7 +42,11 @@ int schema_add(struct schema *s, const char *name, enum col_type type, uint32_t 
     return s->ncols++;
 }
 
-void schema_seal(struct schema *s) { s->data_size = align_up(s->data_size, 8); }
+void schema_seal(struct schema *s)
+{
+    s->data_size = align_up(s->data_size, 8);
+    s->all_cols = s->ncols == 64 ? ~(uint64_t)0 : ((uint64_t)1 << s->ncols) - 1;
+}
 
 struct table *table_create(const char *name, const struct schema *s, uint64_t rows_hint,
                            bool with_primary)

@@ -36,6 +36,7 @@ struct schema {
     int ncols;
     bool verify;        /* each column has a hidden writer id before its value */
     uint32_t data_size; /* bytes of a row's data, writer ids included */
+    uint64_t all_cols;  /* a column mask (cc.h) of every column, set by schema_seal */
     struct column cols[MAX_COLUMNS];
 };
 
