@@ -262,23 +262,21 @@ enum rc txn_read_for_update(struct txn *t, struct row *r, colmask_t cols,
     return read_as(t, r, cols, img, ACC_WRITE);
 }
 
-/* txn_write's case off the common path: a row not (or not for writing) accessed last. */
-static __attribute__((noinline)) enum rc write_access(struct txn *t, struct row *r, int c,
-                                                      struct access **out)
+/* txn_write in general: gains write access when the row is not the last one accessed for
+ * writing; takes the before-image at an in-place row's first write; makes a new version
+ * with --verify (every write makes one, cc/history.h). */
+static __attribute__((noinline)) enum rc write_general(struct txn *t, struct row *r, int c,
+                                                       const void *value)
 {
-    enum access_type held;
-    t->req_cols = COL_BIT(c);
-    if (acc_get(t, r, ACC_WRITE, out, &held) != RC_OK)
-        return RC_ABORT;
-    t->st.updates += held < ACC_WRITE; /* a write without declared intent: an update */
-    return RC_OK;
-}
-
-/* txn_write's first write of an in-place row: the before-image; and with --verify, the
- * new version of column c (every write makes one, cc/history.h). */
-static __attribute__((noinline)) void write_rare(struct txn *t, struct access *a, int c)
-{
-    const struct schema *s = &a->row->table->schema;
+    struct access *a = t->nacc ? &t->acc[t->nacc - 1] : NULL;
+    if (t->aborted || !a || a->row != r || a->type < ACC_WRITE) {
+        enum access_type held;
+        t->req_cols = COL_BIT(c);
+        if (acc_get(t, r, ACC_WRITE, &a, &held) != RC_OK)
+            return RC_ABORT;
+        t->st.updates += held < ACC_WRITE; /* a write without declared intent: an update */
+    }
+    const struct schema *s = &r->table->schema;
     if (a->in_place && !a->undo && a->type != ACC_INSERT) {
         a->undo = txn_alloc(t, s->data_size);
         memcpy(a->undo, a->data, s->data_size);
@@ -286,33 +284,32 @@ static __attribute__((noinline)) void write_rare(struct txn *t, struct access *a
     if (s->verify) {
         uint64_t *wid = col_wid(s, a->data, c), nwid = next_id(t);
         if (t->hist)
-            hist_append(t->hist, HIST_WRITE, a->row->table->id, a->row->key, (uint16_t)c,
-                        *wid, nwid);
+            hist_append(t->hist, HIST_WRITE, r->table->id, r->key, (uint16_t)c, *wid, nwid);
         *wid = nwid;
     }
+    memcpy(col_ptr(s, a->data, c), value, s->cols[c].size);
+    a->wmask |= COL_BIT(c);
+    t->st.writes++;
+    return RC_OK;
 }
 
 enum rc txn_write(struct txn *t, struct row *r, int c, const void *value)
 {
-    struct access *a = t->nacc ? &t->acc[t->nacc - 1] : NULL;
-    /* fast path: a read-modify-write writes the row it accessed last */
-    if (__builtin_expect(t->aborted || !a || a->row != r || a->type < ACC_WRITE, 0) &&
-        write_access(t, r, c, &a) != RC_OK)
-        return RC_ABORT;
+    /* The common case, a leaf: a read-modify-write of the row accessed last, which holds
+     * it for writing, needs no before-image, makes no version, and writes a 4- or 8-byte
+     * column. Anything else goes to write_general. */
+    struct access *a = &t->acc[t->nacc ? t->nacc - 1 : 0]; /* only used when nacc > 0 */
     const struct schema *s = &r->table->schema;
-    if (__builtin_expect((a->in_place && !a->undo && a->type != ACC_INSERT) || s->verify, 0))
-        write_rare(t, a, c);
+    uint32_t size = s->cols[c].size;
+    if (__builtin_expect(t->aborted || !t->nacc || a->row != r || a->type < ACC_WRITE ||
+                             (a->in_place && !a->undo && a->type != ACC_INSERT) ||
+                             s->verify || (size != 4 && size != 8), 0))
+        return write_general(t, r, c, value);
     unsigned char *dst = col_ptr(s, a->data, c);
-    switch (s->cols[c].size) { /* the common sizes as single moves */
-    case 4:
+    if (size == 4)
         memcpy(dst, value, 4);
-        break;
-    case 8:
+    else
         memcpy(dst, value, 8);
-        break;
-    default:
-        memcpy(dst, value, s->cols[c].size);
-    }
     a->wmask |= COL_BIT(c);
     t->st.writes++;
     return RC_OK;

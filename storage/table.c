@@ -125,6 +125,17 @@ struct row *table_new_row(struct table *t, uint64_t key)
     return r;
 }
 
+void table_reserve_rows(struct row_freelist *fl, struct table *t)
+{
+    uint64_t i = atomic_fetch_add_explicit(&t->nrows, ROW_BLOCK, memory_order_relaxed);
+    for (uint64_t c = i >> t->chunk_shift; c <= (i + ROW_BLOCK - 1) >> t->chunk_shift; c++)
+        chunk_get(t, c);
+    for (uint64_t k = i; k < i + ROW_BLOCK; k++) /* zero rows otherwise (see table_new_row) */
+        table_row_at(t, k)->table = t;
+    fl->next[t->id] = i;
+    fl->end[t->id] = i + ROW_BLOCK;
+}
+
 void table_free_row(struct row_freelist *fl, struct row *r)
 {
     struct table *t = r->table;

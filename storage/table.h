@@ -8,8 +8,9 @@
  *
  * Tables hold rows in chunks of 2^chunk_shift rows allocated from the memory module; a
  * row never moves and is never freed while the table lives, so row pointers are stable
- * (indexes and access sets keep them). Row numbers are handed out by an atomic counter;
- * a chunk is allocated by whoever first needs it, under the table's chunk lock.
+ * (indexes and access sets keep them). Row numbers are handed out by an atomic counter
+ * (inserts take them in per-thread blocks, struct row_freelist); a chunk is allocated by
+ * whoever first needs it, under the table's chunk lock.
  */
 #ifndef STORAGE_TABLE_H
 #define STORAGE_TABLE_H
@@ -84,28 +85,41 @@ void table_destroy(struct table *t);
 /* A new row: key set, data zeroed, cc slot zeroed (the caller runs cc_row_init). */
 struct row *table_new_row(struct table *t, uint64_t key);
 
-/* One thread's free rows: rows of its aborted inserts, per table id, reused by its next
- * inserts into the same table, so an abort-heavy run does not grow the tables. A free row
- * is unreachable by every other thread (it never entered an index) and is reset to the
- * state of a new row when freed; the list links through the rows' key fields. Owned by
- * one thread, no synchronisation. */
+/* One thread's rows for inserts, per table id: the rows of its aborted inserts, reused
+ * first, so an abort-heavy run does not grow the tables; then a block of ROW_BLOCK row
+ * numbers reserved with one atomic add, so inserts do not share the table's counter line.
+ * A free row is unreachable by every other thread (it never entered an index) and is
+ * reset to the state of a new row when freed; the list links through the rows' key
+ * fields. Reserved rows not handed out yet are zero rows (key 0, in no index), like rows
+ * of aborted inserts to anyone walking the table. Owned by one thread, no
+ * synchronisation; all zero: empty. */
 #define MAX_TABLES 32
+#define ROW_BLOCK 64
 struct row_freelist {
     struct row *head[MAX_TABLES];
+    uint64_t next[MAX_TABLES], end[MAX_TABLES]; /* reserved row numbers [next, end) */
 };
 /* Gives back row r of its table: the caller guarantees no other thread can reach it. */
 void table_free_row(struct row_freelist *fl, struct row *r);
-/* Like table_new_row, taking a free row of fl first. */
+/* Reserves the next block of row numbers of t for fl (table.c). */
+void table_reserve_rows(struct row_freelist *fl, struct table *t);
+static inline struct row *table_row_at(struct table *t, uint64_t i);
+/* Like table_new_row, taking a free row of fl first, else one of its reserved block. */
 static inline struct row *table_new_row_from(struct row_freelist *fl, struct table *t,
                                              uint64_t key)
 {
     struct row *r = fl->head[t->id];
-    if (!r)
-        return table_new_row(t, key);
-    fl->head[t->id] = (struct row *)(uintptr_t)r->key;
+    if (r) {
+        fl->head[t->id] = (struct row *)(uintptr_t)r->key;
+    } else {
+        if (fl->next[t->id] == fl->end[t->id])
+            table_reserve_rows(fl, t);
+        r = table_row_at(t, fl->next[t->id]++);
+    }
     r->key = key;
     return r;
 }
+
 /* Row number i (< nrows) in allocation order. */
 static inline struct row *table_row_at(struct table *t, uint64_t i)
 {
