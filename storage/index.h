@@ -26,7 +26,7 @@ struct row;
 /* ---- hash index ---- */
 struct idx_hash;
 
-/* Creates an index sized for about `expected` keys (it may grow beyond). */
+/* Creates an index sized for about `expected` keys (it grows beyond: both kinds resize). */
 struct idx_hash *idx_hash_create(size_t expected);
 void idx_hash_destroy(struct idx_hash *h);
 /* Inserts key -> row. Returns false (and changes nothing) if the key is present. */
@@ -36,6 +36,8 @@ struct row *idx_hash_get(struct idx_hash *h, uint64_t key);
 /* Removes key. Returns false if it was absent. */
 bool idx_hash_remove(struct idx_hash *h, uint64_t key);
 size_t idx_hash_size(struct idx_hash *h);
+/* Buckets of the current table (the index grows as keys are inserted). */
+size_t idx_hash_buckets(struct idx_hash *h);
 /* Name of the linked implementation ("own" or "tbb"), reported in results. */
 const char *idx_hash_kind(void);
 

@@ -1,23 +1,35 @@
 /* The own concurrent hash index (INDEX=own, the default): key -> row on the per-access hot
  * path. Lookups take no lock and write nothing shared; inserts and removes lock one bucket.
+ * The index grows by doubling its bucket array as keys are inserted (TPC-C inserts
+ * millions of rows in a run: a fixed array would lengthen every chain).
  *
- * Layout: a fixed power-of-two array of buckets, each one cache line holding a sequence
- * word, BUCKET_SLOTS (key, row) slots and a pointer to an overflow node. Overflow nodes
- * have the same layout (their seq word is unused) and are chained from the bucket, so the
- * index grows past `expected` keys by chaining; it never resizes.
+ * Layout: a table is a power-of-two array of buckets, each one cache line holding a
+ * sequence word, BUCKET_SLOTS (key, row) slots and a pointer to an overflow node. Overflow
+ * nodes have the same layout (their seq word is unused) and are chained from the bucket.
+ * A key lives in bucket mix(key) & mask of the current table.
  *
  * Invariants:
  *   1. A slot is live iff its row is non-NULL (so every uint64_t key is valid and a row
  *      passed to insert must be non-NULL). A removed slot keeps its stale key; the key is
  *      meaningful only while the row is non-NULL.
- *   2. A key is live in at most one slot of its chain.
+ *   2. A key is live in at most one slot of its chain, and in one table only: the table
+ *      its bucket is not MOVED in (below).
  *   3. Only the holder of the bucket lock (head seq odd) writes any slot or next pointer of
  *      the chain. Writers change seq even -> odd (lock) -> next even (unlock), so seq only
  *      grows and an unchanged even seq means nothing in the chain changed.
  *   4. Overflow nodes are linked once (next goes from NULL to a node, never back) and stay
- *      linked, possibly empty, until idx_hash_destroy: a reader can never reach freed
- *      memory, and empty slots are reused by later inserts. A chain is as long as the
- *      most keys its bucket has held at once.
+ *      linked, possibly empty, until idx_hash_destroy; so do replaced tables: a reader can
+ *      never reach freed memory, and empty slots are reused by later inserts.
+ *
+ * Growth: when an insert has to chain a new overflow node and the index holds more than
+ * GROW_KEYS_PER_BUCKET keys per bucket, that inserter (if no other is growing the index)
+ * builds a table of twice the buckets: it links it as the current table's `next`, then
+ * moves the buckets one by one: lock the old bucket, copy its live keys into the two new
+ * buckets they map to (no one else can reach those yet: every operation goes through the
+ * old bucket first), then set the old seq to MOVED (odd, never unlocked). When every
+ * bucket has moved, the new table becomes the index's current one. Anyone who meets MOVED
+ * (reader or writer) follows `next` and retries there. The mover does the whole copy
+ * (amortised O(1) per insert; one insert of many takes the pause).
  *
  * Reads are a seqlock: load seq (acquire), read the chain with acquire loads, re-load seq;
  * retry if seq was odd or changed. Writers store slots and next pointers with release, so
@@ -25,7 +37,9 @@
  * lock CAS, and its re-load of seq cannot return the old value (H. Boehm, "Can seqlocks get
  * along with programming language memory models?", 2012). Acquire loads and release stores
  * are plain moves on x86. The release store of a row also publishes the row's contents,
- * written by the caller before insert, to the reader that acquires it.
+ * written by the caller before insert, to the reader that acquires it. The release store
+ * of MOVED publishes the new buckets' contents, and the earlier release store of `next`
+ * the new table, to whoever acquires MOVED.
  */
 #include <assert.h>
 #include <stdalign.h>
@@ -44,6 +58,10 @@
 #define COUNT_STRIPES 16
 /* Caps the bucket array at 2^40 buckets (64 TiB); larger `expected` just chains. */
 #define MAX_BUCKET_BITS 40
+/* Grow when there are more keys than this per bucket (of BUCKET_SLOTS slots). */
+#define GROW_KEYS_PER_BUCKET 2
+/* The seq of a bucket whose keys moved to the next table (odd: never "unlocked"). */
+#define MOVED UINT64_MAX
 
 _Static_assert(ATOMIC_LLONG_LOCK_FREE == 2 && ATOMIC_POINTER_LOCK_FREE == 2,
                "the index needs lock-free 64-bit atomics (all-zero bytes = initial state)");
@@ -61,18 +79,25 @@ struct idx_bucket {
 };
 _Static_assert(sizeof(struct idx_bucket) == CACHE_LINE, "a bucket is one cache line");
 
+struct idx_table {
+    struct idx_bucket *buckets;
+    size_t mask;                        /* number of buckets - 1 */
+    _Atomic(struct idx_table *) next;   /* the larger table its buckets move to */
+    struct idx_table *older;            /* the table this one replaced (kept, invariant 4) */
+};
+
 struct idx_count {
     alignas(CACHE_LINE) _Atomic size_t live; /* live keys in the buckets of this stripe */
 };
 
 struct idx_hash {
-    struct idx_bucket *buckets;
-    size_t mask; /* number of buckets - 1 */
+    _Atomic(struct idx_table *) cur; /* every operation starts here */
+    _Atomic bool growing;            /* a mover is at work (one at a time) */
     struct idx_count counts[COUNT_STRIPES];
 };
 
-/* Small allocations (the handle, overflow nodes): zeroed, cache-line aligned, from the
- * memory module (which exits on failure). The bucket array is a shared region. */
+/* Small allocations (the handle, tables, overflow nodes): zeroed, cache-line aligned, from
+ * the memory module (which exits on failure). Bucket arrays are shared regions. */
 static void *idx_alloc(size_t size)
 {
     size_t rounded = (size + CACHE_LINE - 1) & ~(size_t)(CACHE_LINE - 1);
@@ -88,23 +113,38 @@ static inline uint64_t idx_mix(uint64_t x)
     return x ^ (x >> 31);
 }
 
-static inline size_t idx_bucket_of(const struct idx_hash *h, uint64_t key)
+static struct idx_table *idx_table_new(unsigned bits)
 {
-    return (size_t)idx_mix(key) & h->mask;
+    struct idx_table *tb = idx_alloc(sizeof *tb);
+    tb->mask = ((size_t)1 << bits) - 1;
+    tb->buckets = mem_alloc_shared(((size_t)1 << bits) * sizeof(struct idx_bucket));
+    return tb;
+}
+
+static void idx_table_free(struct idx_table *tb)
+{
+    for (size_t i = 0; i <= tb->mask; i++) {
+        struct idx_bucket *node = atomic_load_explicit(&tb->buckets[i].next, memory_order_relaxed);
+        while (node != NULL) {
+            struct idx_bucket *next = atomic_load_explicit(&node->next, memory_order_relaxed);
+            mem_free(node);
+            node = next;
+        }
+    }
+    mem_free_shared(tb->buckets, (tb->mask + 1) * sizeof(struct idx_bucket));
+    mem_free(tb);
 }
 
 struct idx_hash *idx_hash_create(size_t expected)
 {
     /* Two slots per expected key, rounded up to a power of two of buckets: on average
-     * 0.75 to 1.5 keys per 3-slot bucket, so most lookups touch one cache line. Beyond
-     * `expected` the chains lengthen: a lookup reads about keys / (3 * buckets) lines. */
+     * 0.75 to 1.5 keys per 3-slot bucket, so most lookups touch one cache line. */
     size_t want = expected / BUCKET_SLOTS * 2 + 1;
     unsigned bits = 0;
     while (bits < MAX_BUCKET_BITS && ((size_t)1 << bits) < want)
         bits++;
     struct idx_hash *h = idx_alloc(sizeof *h);
-    h->mask = ((size_t)1 << bits) - 1;
-    h->buckets = mem_alloc_shared(((size_t)1 << bits) * sizeof(struct idx_bucket));
+    atomic_init(&h->cur, idx_table_new(bits));
     return h;
 }
 
@@ -113,16 +153,27 @@ void idx_hash_destroy(struct idx_hash *h)
 {
     if (h == NULL)
         return;
-    for (size_t i = 0; i <= h->mask; i++) {
-        struct idx_bucket *node = atomic_load_explicit(&h->buckets[i].next, memory_order_relaxed);
-        while (node != NULL) {
-            struct idx_bucket *next = atomic_load_explicit(&node->next, memory_order_relaxed);
-            mem_free(node);
-            node = next;
-        }
+    struct idx_table *tb = atomic_load_explicit(&h->cur, memory_order_relaxed);
+    while (tb != NULL) {
+        struct idx_table *older = tb->older;
+        idx_table_free(tb);
+        tb = older;
     }
-    mem_free_shared(h->buckets, (h->mask + 1) * sizeof(struct idx_bucket));
     mem_free(h);
+}
+
+/* The table to start at: acquire pairs with the release store that made it current, so
+ * its buckets (filled by the mover) are visible. */
+static inline struct idx_table *idx_cur(struct idx_hash *h)
+{
+    return atomic_load_explicit(&h->cur, memory_order_acquire);
+}
+
+/* The table a MOVED bucket of tb moved to: acquire pairs with the mover's release store of
+ * next (made before any bucket moved). */
+static inline struct idx_table *idx_next(struct idx_table *tb)
+{
+    return atomic_load_explicit(&tb->next, memory_order_acquire);
 }
 
 /* Reads the chain of head once; the caller validates the result with seq. */
@@ -147,54 +198,72 @@ static inline struct row *idx_chain_find(struct idx_bucket *head, uint64_t key)
     return NULL;
 }
 
-/* One optimistic read of the chain of head: false if a writer held or changed it. */
-static inline bool idx_try_get(struct idx_bucket *head, uint64_t key, struct row **row)
+/* One optimistic read of the chain of head: 0 done (*row set), 1 retry (a writer held or
+ * changed it), 2 the bucket moved to the next table. */
+static inline int idx_try_get(struct idx_bucket *head, uint64_t key, struct row **row)
 {
-    /* acquire: pairs with the release store of seq in idx_bucket_unlock, so the chain
-     * reads see every store of the critical sections that ended before it */
+    /* acquire: pairs with the release store of seq in idx_bucket_unlock (and of MOVED), so
+     * the chain reads see every store of the critical sections that ended before it */
     uint64_t seq = atomic_load_explicit(&head->seq, memory_order_acquire);
     if (seq & 1)
-        return false;
+        return seq == MOVED ? 2 : 1;
     *row = idx_chain_find(head, key);
     /* relaxed: ordered after the chain reads by their acquire; it reads the lock CAS of
      * any writer whose stores they saw (see the top comment) */
-    return atomic_load_explicit(&head->seq, memory_order_relaxed) == seq;
+    return atomic_load_explicit(&head->seq, memory_order_relaxed) == seq ? 0 : 1;
 }
 
 /* The retry loop, out of line so the common path of idx_hash_get stays short. */
-static __attribute__((noinline)) struct row *idx_get_contended(struct idx_bucket *head,
-                                                               uint64_t key)
+static __attribute__((noinline)) struct row *idx_get_contended(struct idx_table *tb,
+                                                               uint64_t hv, uint64_t key)
 {
     struct row *row;
     unsigned rounds = 0;
-    do
-        wait_round(&rounds);
-    while (!idx_try_get(head, key, &row));
-    return row;
+    for (;;) {
+        int st = idx_try_get(&tb->buckets[hv & tb->mask], key, &row);
+        if (st == 0)
+            return row;
+        if (st == 2)
+            tb = idx_next(tb);
+        else
+            wait_round(&rounds);
+    }
 }
 
 struct row *idx_hash_get(struct idx_hash *h, uint64_t key)
 {
-    struct idx_bucket *head = &h->buckets[idx_bucket_of(h, key)];
+    struct idx_table *tb = idx_cur(h);
+    uint64_t hv = idx_mix(key);
     struct row *row;
-    if (__builtin_expect(idx_try_get(head, key, &row), 1))
+    if (__builtin_expect(idx_try_get(&tb->buckets[hv & tb->mask], key, &row) == 0, 1))
         return row;
-    return idx_get_contended(head, key);
+    return idx_get_contended(tb, hv, key);
 }
 
-/* Locks the chain of head; returns the (odd) locked seq for idx_bucket_unlock. */
-static uint64_t idx_bucket_lock(struct idx_bucket *head)
+/* Locks the chain of key's bucket, following moves: returns its head (in *tbp's table)
+ * and the (odd) locked seq for idx_bucket_unlock. */
+static struct idx_bucket *idx_bucket_lock(struct idx_hash *h, uint64_t hv,
+                                          struct idx_table **tbp, uint64_t *locked)
 {
+    struct idx_table *tb = idx_cur(h);
     unsigned rounds = 0;
     for (;;) {
-        /* relaxed: only a hint; the CAS below decides */
-        uint64_t seq = atomic_load_explicit(&head->seq, memory_order_relaxed);
+        struct idx_bucket *head = &tb->buckets[hv & tb->mask];
+        /* acquire on MOVED (see idx_try_get); else only a hint, the CAS below decides */
+        uint64_t seq = atomic_load_explicit(&head->seq, memory_order_acquire);
+        if (seq == MOVED) {
+            tb = idx_next(tb);
+            continue;
+        }
         /* acquire on success: pairs with the release store in idx_bucket_unlock of the
          * previous holder, so its chain writes are visible to this one */
         if ((seq & 1) == 0 &&
             atomic_compare_exchange_weak_explicit(&head->seq, &seq, seq + 1,
-                                                  memory_order_acquire, memory_order_relaxed))
-            return seq + 1;
+                                                  memory_order_acquire, memory_order_relaxed)) {
+            *tbp = tb;
+            *locked = seq + 1;
+            return head;
+        }
         wait_round(&rounds);
     }
 }
@@ -229,52 +298,65 @@ static struct idx_slot *idx_chain_locate(struct idx_bucket *head, uint64_t key,
     return NULL;
 }
 
-bool idx_hash_insert(struct idx_hash *h, uint64_t key, struct row *row)
+/* Puts (key, row) into the first empty slot of head's chain, chaining a node if needed;
+ * the caller may write the chain (holds its lock, or no one else can reach it). Returns
+ * whether it chained a node. Release stores: see idx_chain_find. */
+static bool idx_chain_put(struct idx_bucket *head, uint64_t key, struct row *row)
 {
-    assert(row != NULL); /* invariant 1 */
-    size_t i = idx_bucket_of(h, key);
-    struct idx_bucket *head = &h->buckets[i];
-    uint64_t locked = idx_bucket_lock(head);
     struct idx_slot *empty;
-    struct idx_bucket *tail;
-    bool inserted = idx_chain_locate(head, key, &empty, &tail) == NULL;
-    if (inserted) {
-        struct idx_bucket *node = NULL;
-        if (empty == NULL) {
-            node = idx_alloc(sizeof *node);
-            empty = &node->slots[0];
-        }
-        /* release (key, row): pair with the acquire loads in idx_chain_find (top comment);
-         * the row's release also publishes the caller's writes to the row */
-        atomic_store_explicit(&empty->key, key, memory_order_release);
-        atomic_store_explicit(&empty->row, row, memory_order_release);
-        if (node != NULL) {
-            /* release: pairs with the acquire load of next in idx_chain_find */
-            atomic_store_explicit(&tail->next, node, memory_order_release);
-        }
-        /* relaxed: a statistic; size is exact only when no update is in flight */
-        atomic_fetch_add_explicit(&h->counts[i % COUNT_STRIPES].live, 1, memory_order_relaxed);
+    struct idx_bucket *tail, *node = NULL;
+    idx_chain_locate(head, key, &empty, &tail);
+    if (empty == NULL) {
+        node = idx_alloc(sizeof *node);
+        empty = &node->slots[0];
     }
-    idx_bucket_unlock(head, locked);
-    return inserted;
+    atomic_store_explicit(&empty->key, key, memory_order_release);
+    atomic_store_explicit(&empty->row, row, memory_order_release);
+    if (node != NULL) /* release: pairs with the acquire load of next in idx_chain_find */
+        atomic_store_explicit(&tail->next, node, memory_order_release);
+    return node != NULL;
 }
 
-bool idx_hash_remove(struct idx_hash *h, uint64_t key)
+/* Moves every bucket of tb into a new table of twice the buckets and makes it current
+ * (see Growth at the top). Only one mover at a time (h->growing). */
+static void idx_grow(struct idx_hash *h, struct idx_table *tb)
 {
-    size_t i = idx_bucket_of(h, key);
-    struct idx_bucket *head = &h->buckets[i];
-    uint64_t locked = idx_bucket_lock(head);
-    struct idx_slot *empty;
-    struct idx_bucket *tail;
-    struct idx_slot *s = idx_chain_locate(head, key, &empty, &tail);
-    if (s != NULL) {
-        /* release: pairs with the acquire load of row in idx_chain_find (top comment) */
-        atomic_store_explicit(&s->row, NULL, memory_order_release);
-        /* relaxed: a statistic, as in idx_hash_insert */
-        atomic_fetch_sub_explicit(&h->counts[i % COUNT_STRIPES].live, 1, memory_order_relaxed);
+    unsigned bits = 0;
+    while (((size_t)1 << bits) <= tb->mask)
+        bits++;
+    if (bits >= MAX_BUCKET_BITS)
+        return;
+    struct idx_table *nt = idx_table_new(bits + 1);
+    nt->older = tb;
+    /* release: publishes nt (its zeroed buckets) to whoever follows next after MOVED */
+    atomic_store_explicit(&tb->next, nt, memory_order_release);
+    for (size_t i = 0; i <= tb->mask; i++) {
+        struct idx_bucket *head = &tb->buckets[i];
+        unsigned rounds = 0;
+        uint64_t seq;
+        for (;;) { /* lock it: acquire, as in idx_bucket_lock */
+            seq = atomic_load_explicit(&head->seq, memory_order_relaxed);
+            if ((seq & 1) == 0 &&
+                atomic_compare_exchange_weak_explicit(&head->seq, &seq, seq + 1,
+                                                      memory_order_acquire,
+                                                      memory_order_relaxed))
+                break;
+            wait_round(&rounds);
+        }
+        for (struct idx_bucket *b = head; b != NULL;
+             b = atomic_load_explicit(&b->next, memory_order_relaxed))
+            for (int k = 0; k < BUCKET_SLOTS; k++) {
+                struct row *row = atomic_load_explicit(&b->slots[k].row, memory_order_relaxed);
+                if (row == NULL)
+                    continue;
+                uint64_t key = atomic_load_explicit(&b->slots[k].key, memory_order_relaxed);
+                idx_chain_put(&nt->buckets[idx_mix(key) & nt->mask], key, row);
+            }
+        /* release: publishes the new buckets' keys to whoever acquires MOVED */
+        atomic_store_explicit(&head->seq, MOVED, memory_order_release);
     }
-    idx_bucket_unlock(head, locked);
-    return s != NULL;
+    /* release: see idx_cur */
+    atomic_store_explicit(&h->cur, nt, memory_order_release);
 }
 
 size_t idx_hash_size(struct idx_hash *h)
@@ -286,6 +368,52 @@ size_t idx_hash_size(struct idx_hash *h)
     }
     return n;
 }
+
+bool idx_hash_insert(struct idx_hash *h, uint64_t key, struct row *row)
+{
+    assert(row != NULL); /* invariant 1 */
+    uint64_t hv = idx_mix(key), locked;
+    struct idx_table *tb;
+    struct idx_bucket *head = idx_bucket_lock(h, hv, &tb, &locked);
+    struct idx_slot *empty;
+    struct idx_bucket *tail;
+    bool inserted = idx_chain_locate(head, key, &empty, &tail) == NULL, chained = false;
+    if (inserted) {
+        chained = idx_chain_put(head, key, row);
+        /* relaxed: a statistic; size is exact only when no update is in flight */
+        atomic_fetch_add_explicit(&h->counts[hv % COUNT_STRIPES].live, 1, memory_order_relaxed);
+    }
+    idx_bucket_unlock(head, locked);
+    /* relaxed: growing only elects the mover; the acquire CAS of each bucket lock orders
+     * its copy after that bucket's writes */
+    if (chained && idx_hash_size(h) > GROW_KEYS_PER_BUCKET * (tb->mask + 1) &&
+        !atomic_exchange_explicit(&h->growing, true, memory_order_acquire)) {
+        if (idx_cur(h) == tb) /* not grown meanwhile */
+            idx_grow(h, tb);
+        atomic_store_explicit(&h->growing, false, memory_order_release);
+    }
+    return inserted;
+}
+
+bool idx_hash_remove(struct idx_hash *h, uint64_t key)
+{
+    uint64_t hv = idx_mix(key), locked;
+    struct idx_table *tb;
+    struct idx_bucket *head = idx_bucket_lock(h, hv, &tb, &locked);
+    struct idx_slot *empty;
+    struct idx_bucket *tail;
+    struct idx_slot *s = idx_chain_locate(head, key, &empty, &tail);
+    if (s != NULL) {
+        /* release: pairs with the acquire load of row in idx_chain_find (top comment) */
+        atomic_store_explicit(&s->row, NULL, memory_order_release);
+        /* relaxed: a statistic, as in idx_hash_insert */
+        atomic_fetch_sub_explicit(&h->counts[hv % COUNT_STRIPES].live, 1, memory_order_relaxed);
+    }
+    idx_bucket_unlock(head, locked);
+    return s != NULL;
+}
+
+size_t idx_hash_buckets(struct idx_hash *h) { return idx_cur(h)->mask + 1; }
 
 const char *idx_hash_kind(void)
 {

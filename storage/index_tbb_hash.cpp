@@ -95,6 +95,11 @@ size_t idx_hash_size(struct idx_hash *h)
     return h->map.size();
 }
 
+size_t idx_hash_buckets(struct idx_hash *h)
+{
+    return h->map.bucket_count();
+}
+
 const char *idx_hash_kind(void)
 {
     return "tbb";
