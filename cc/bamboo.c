@@ -20,7 +20,8 @@
  *    waited for a lock or for its predecessors: AR_STOPPED): pass 1 marks every
  *    retired request aborting and cascades to everyone behind it; pass 2, row by row,
  *    waits until nobody is behind (they restore and leave first), restores the
- *    before-image (a->undo, taken by txn_write at the first write) under the latch, and
+ *    before-image (a->undo, taken by the generic layer when it gained write intent or at
+ *    the first write, while it held the row exclusively) under the latch, and
  *    leaves. Undo invariant: on every row, before-images are applied newest writer first,
  *    each while nobody behind it is linked and under the row's latch, so the data ends as
  *    the image of the newest surviving writer (or the committed one) and no transaction

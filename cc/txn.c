@@ -232,6 +232,14 @@ static void hist_write_all(struct txn *t, struct row *r, unsigned char *img, boo
     }
 }
 
+/* The before-image of an in-place row (txn.h, a->undo), taken before its first write. */
+static __attribute__((noinline)) void undo_save(struct txn *t, struct access *a)
+{
+    uint32_t size = a->row->table->schema.data_size;
+    a->undo = txn_alloc(t, size);
+    memcpy(a->undo, a->data, size);
+}
+
 static ALWAYS_INLINE enum rc read_as(struct txn *t, struct row *r, colmask_t cols,
                               const unsigned char **img, enum access_type type)
 {
@@ -246,6 +254,10 @@ static ALWAYS_INLINE enum rc read_as(struct txn *t, struct row *r, colmask_t col
     if (type == ACC_WRITE && held != ACC_INSERT) { /* an update (stats.h) */
         t->st.updates++;
         t->st.reupdates += held == ACC_WRITE;
+        /* an in-place row held for writing is written next: its before-image now, so
+         * txn_write's common case needs none (the row is held exclusively since) */
+        if (a->in_place && !a->undo && a->type != ACC_INSERT)
+            undo_save(t, a);
     }
     *img = a->data;
     return RC_OK;
@@ -277,10 +289,8 @@ static __attribute__((noinline)) enum rc write_general(struct txn *t, struct row
         t->st.updates += held < ACC_WRITE; /* a write without declared intent: an update */
     }
     const struct schema *s = &r->table->schema;
-    if (a->in_place && !a->undo && a->type != ACC_INSERT) {
-        a->undo = txn_alloc(t, s->data_size);
-        memcpy(a->undo, a->data, s->data_size);
-    }
+    if (a->in_place && !a->undo && a->type != ACC_INSERT)
+        undo_save(t, a);
     if (s->verify) {
         uint64_t *wid = col_wid(s, a->data, c), nwid = next_id(t);
         if (t->hist)
@@ -296,20 +306,22 @@ static __attribute__((noinline)) enum rc write_general(struct txn *t, struct row
 enum rc txn_write(struct txn *t, struct row *r, int c, const void *value)
 {
     /* The common case, a leaf: a read-modify-write of the row accessed last, which holds
-     * it for writing, needs no before-image, makes no version, and writes a 4- or 8-byte
-     * column. Anything else goes to write_general. */
+     * it for writing, needs no before-image, makes no version, and writes a column of 4 or
+     * 8 to 16 bytes. Anything else goes to write_general. */
     struct access *a = &t->acc[t->nacc ? t->nacc - 1 : 0]; /* only used when nacc > 0 */
     const struct schema *s = &r->table->schema;
     uint32_t size = s->cols[c].size;
     if (__builtin_expect(t->aborted || !t->nacc || a->row != r || a->type < ACC_WRITE ||
                              (a->in_place && !a->undo && a->type != ACC_INSERT) ||
-                             s->verify || (size != 4 && size != 8), 0))
+                             s->verify || (size != 4 && size - 8 > 8), 0))
         return write_general(t, r, c, value);
     unsigned char *dst = col_ptr(s, a->data, c);
-    if (size == 4)
+    if (size == 4) {
         memcpy(dst, value, 4);
-    else
+    } else { /* 8 to 16 bytes: two 8-byte moves, overlapping below 16 */
         memcpy(dst, value, 8);
+        memcpy(dst + size - 8, (const unsigned char *)value + size - 8, 8);
+    }
     a->wmask |= COL_BIT(c);
     t->st.writes++;
     return RC_OK;

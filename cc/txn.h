@@ -11,8 +11,10 @@
  *  - a->data is the image the transaction reads and writes: the row's own data when
  *    a->in_place (2PL family, NONE, inserts), else a private copy in the arena that the
  *    algorithm installs at commit.
- *  - a->undo (in-place writers only) is the before-image taken at the first write; the
- *    algorithm restores it on abort with txn_undo_in_place while still holding the row.
+ *  - a->undo (in-place writers only) is the before-image, taken when the access gained
+ *    write intent (txn_read_for_update) or else at the first write, while the algorithm
+ *    holds the row exclusively; it restores it on abort with txn_undo_in_place while
+ *    still holding the row.
  */
 #ifndef CC_TXN_H
 #define CC_TXN_H
