@@ -14,10 +14,10 @@
  *
  * Accesses: READ takes a shared lock; WRITE and DELETE an exclusive one (upgrading a
  * shared lock the transaction holds); INSERT takes none (the row is private until
- * commit). Writes are in place (the generic layer keeps the before-image in a->undo). Locks are
- * held to the end: commit publishes then releases; abort restores the before-images
- * while it still holds the locks, then releases. Every access entry of type READ, WRITE
- * or DELETE holds a lock (a failed upgrade keeps its shared lock; a failed new access
+ * commit). Writes are in place (the generic layer keeps the before-image in a->undo).
+ * Locks are held to the end: commit publishes then releases; abort restores the
+ * before-images while it still holds the locks, then releases. Every access entry of
+ * type READ, WRITE or DELETE holds a lock (a failed upgrade keeps its shared lock; a failed new access
  * holds nothing).
  *
  * State: row->cc is a struct lq_lock. a->cc_a (queued policies): the access's struct
