@@ -1,6 +1,6 @@
 /* The own concurrent hash index (INDEX=own, the default): key -> row on the per-access hot
  * path. Lookups take no lock and write nothing shared; inserts and removes lock one bucket.
- * The index grows by doubling its bucket array as keys are inserted (TPC-C inserts
+ * The index grows its bucket array (x4) as keys are inserted (TPC-C inserts
  * millions of rows in a run: a fixed array would lengthen every chain).
  *
  * Layout: a table is a power-of-two array of buckets, each one cache line holding a
@@ -23,10 +23,10 @@
  *
  * Growth: when an insert has to chain a new overflow node and the index holds more than
  * GROW_KEYS_PER_BUCKET keys per bucket, that inserter (if no other is growing the index)
- * builds a table of twice the buckets: it links it as the current table's `next`, then
- * moves the buckets one by one: lock the old bucket, copy its live keys into the two new
- * buckets they map to (no one else can reach those yet: every operation goes through the
- * old bucket first), then set the old seq to MOVED (odd, never unlocked). When every
+ * builds a table of 2^GROW_BITS times the buckets: it links it as the current table's
+ * `next`, then moves the buckets one by one: lock the old bucket, copy its live keys into
+ * the new buckets they map to (those with the old bucket's index in their low bits: no
+ * one else can reach them yet, every operation goes through the old bucket first), then set the old seq to MOVED (odd, never unlocked). When every
  * bucket has moved, the new table becomes the index's current one. Anyone who meets MOVED
  * (reader or writer) follows `next` and retries there. The mover does the whole copy
  * (amortised O(1) per insert; one insert of many takes the pause).
@@ -58,8 +58,10 @@
 #define COUNT_STRIPES 16
 /* Caps the bucket array at 2^40 buckets (64 TiB); larger `expected` just chains. */
 #define MAX_BUCKET_BITS 40
-/* Grow when there are more keys than this per bucket (of BUCKET_SLOTS slots). */
+/* Grow when there are more keys than this per bucket (of BUCKET_SLOTS slots), by a factor
+ * of 2^GROW_BITS: x4 moves each key a third of a time on average over a run (x2: once). */
 #define GROW_KEYS_PER_BUCKET 2
+#define GROW_BITS 2
 /* The seq of a bucket whose keys moved to the next table (odd: never "unlocked"). */
 #define MOVED UINT64_MAX
 
@@ -298,14 +300,13 @@ static struct idx_slot *idx_chain_locate(struct idx_bucket *head, uint64_t key,
     return NULL;
 }
 
-/* Puts (key, row) into the first empty slot of head's chain, chaining a node if needed;
- * the caller may write the chain (holds its lock, or no one else can reach it). Returns
- * whether it chained a node. Release stores: see idx_chain_find. */
-static bool idx_chain_put(struct idx_bucket *head, uint64_t key, struct row *row)
+/* Under the bucket lock: puts (key, row) into `empty` (idx_chain_locate's first empty
+ * slot), or into a new node chained after `tail` when there is none. Returns whether it
+ * chained a node. Release stores: see idx_chain_find. */
+static bool idx_chain_put(struct idx_slot *empty, struct idx_bucket *tail, uint64_t key,
+                          struct row *row)
 {
-    struct idx_slot *empty;
-    struct idx_bucket *tail, *node = NULL;
-    idx_chain_locate(head, key, &empty, &tail);
+    struct idx_bucket *node = NULL;
     if (empty == NULL) {
         node = idx_alloc(sizeof *node);
         empty = &node->slots[0];
@@ -317,16 +318,38 @@ static bool idx_chain_put(struct idx_bucket *head, uint64_t key, struct row *row
     return node != NULL;
 }
 
-/* Moves every bucket of tb into a new table of twice the buckets and makes it current
+/* The mover's put into a chain no one else can reach yet (no key is in it twice): the
+ * first empty slot, relaxed stores (the release store of MOVED publishes them). */
+static void idx_chain_append(struct idx_bucket *head, uint64_t key, struct row *row)
+{
+    struct idx_bucket *b = head;
+    for (;;) {
+        for (int i = 0; i < BUCKET_SLOTS; i++)
+            if (atomic_load_explicit(&b->slots[i].row, memory_order_relaxed) == NULL) {
+                atomic_store_explicit(&b->slots[i].key, key, memory_order_relaxed);
+                atomic_store_explicit(&b->slots[i].row, row, memory_order_relaxed);
+                return;
+            }
+        struct idx_bucket *next = atomic_load_explicit(&b->next, memory_order_relaxed);
+        if (next == NULL) {
+            next = idx_alloc(sizeof *next);
+            atomic_store_explicit(&b->next, next, memory_order_relaxed);
+        }
+        b = next;
+    }
+}
+
+/* Moves every bucket of tb into a new table of 2^GROW_BITS times the buckets and makes it
+ * current
  * (see Growth at the top). Only one mover at a time (h->growing). */
 static void idx_grow(struct idx_hash *h, struct idx_table *tb)
 {
     unsigned bits = 0;
     while (((size_t)1 << bits) <= tb->mask)
         bits++;
-    if (bits >= MAX_BUCKET_BITS)
+    if (bits + GROW_BITS > MAX_BUCKET_BITS)
         return;
-    struct idx_table *nt = idx_table_new(bits + 1);
+    struct idx_table *nt = idx_table_new(bits + GROW_BITS);
     nt->older = tb;
     /* release: publishes nt (its zeroed buckets) to whoever follows next after MOVED */
     atomic_store_explicit(&tb->next, nt, memory_order_release);
@@ -350,7 +373,7 @@ static void idx_grow(struct idx_hash *h, struct idx_table *tb)
                 if (row == NULL)
                     continue;
                 uint64_t key = atomic_load_explicit(&b->slots[k].key, memory_order_relaxed);
-                idx_chain_put(&nt->buckets[idx_mix(key) & nt->mask], key, row);
+                idx_chain_append(&nt->buckets[idx_mix(key) & nt->mask], key, row);
             }
         /* release: publishes the new buckets' keys to whoever acquires MOVED */
         atomic_store_explicit(&head->seq, MOVED, memory_order_release);
@@ -379,7 +402,7 @@ bool idx_hash_insert(struct idx_hash *h, uint64_t key, struct row *row)
     struct idx_bucket *tail;
     bool inserted = idx_chain_locate(head, key, &empty, &tail) == NULL, chained = false;
     if (inserted) {
-        chained = idx_chain_put(head, key, row);
+        chained = idx_chain_put(empty, tail, key, row);
         /* relaxed: a statistic; size is exact only when no update is in flight */
         atomic_fetch_add_explicit(&h->counts[hv % COUNT_STRIPES].live, 1, memory_order_relaxed);
     }
