@@ -22,14 +22,16 @@
  *      never reach freed memory, and empty slots are reused by later inserts.
  *
  * Growth: when an insert has to chain a new overflow node and the index holds more than
- * GROW_KEYS_PER_BUCKET keys per bucket, that inserter (if no other is growing the index)
- * builds a table of 2^GROW_BITS times the buckets: it links it as the current table's
- * `next`, then moves the buckets one by one: lock the old bucket, copy its live keys into
- * the new buckets they map to (those with the old bucket's index in their low bits: no
- * one else can reach them yet, every operation goes through the old bucket first), then set the old seq to MOVED (odd, never unlocked). When every
- * bucket has moved, the new table becomes the index's current one. Anyone who meets MOVED
- * (reader or writer) follows `next` and retries there. The mover does the whole copy
- * (amortised O(1) per insert; one insert of many takes the pause).
+ * GROW_KEYS_PER_BUCKET keys per bucket, that inserter (if no growth is under way) links a
+ * table of 2^GROW_BITS times the buckets as the current table's `next`. From then on
+ * every insert moves a chunk of MOVE_CHUNK buckets (claimed with a counter), one bucket at
+ * a time: lock the old bucket, copy its live keys into the new buckets they map to (those
+ * with the old bucket's index in their low bits: no one else can reach them yet, every
+ * operation goes through the old bucket first), then set the old seq to MOVED (odd, never
+ * unlocked). Whoever moves the last bucket makes the new table the current one. Anyone
+ * who meets MOVED (reader or writer) follows `next` and retries there. So no insert
+ * pauses for a whole table (one moves at most MOVE_CHUNK buckets), and each key is moved
+ * a third of a time on average over a run.
  *
  * Reads are a seqlock: load seq (acquire), read the chain with acquire loads, re-load seq;
  * retry if seq was odd or changed. Writers store slots and next pointers with release, so
@@ -62,6 +64,8 @@
  * of 2^GROW_BITS: x4 moves each key a third of a time on average over a run (x2: once). */
 #define GROW_KEYS_PER_BUCKET 2
 #define GROW_BITS 2
+/* Buckets an insert moves while the index grows. */
+#define MOVE_CHUNK 64
 /* The seq of a bucket whose keys moved to the next table (odd: never "unlocked"). */
 #define MOVED UINT64_MAX
 
@@ -86,6 +90,7 @@ struct idx_table {
     size_t mask;                        /* number of buckets - 1 */
     _Atomic(struct idx_table *) next;   /* the larger table its buckets move to */
     struct idx_table *older;            /* the table this one replaced (kept, invariant 4) */
+    _Atomic size_t claim, moved;        /* growth: buckets handed to movers / moved */
 };
 
 struct idx_count {
@@ -339,47 +344,70 @@ static void idx_chain_append(struct idx_bucket *head, uint64_t key, struct row *
     }
 }
 
-/* Moves every bucket of tb into a new table of 2^GROW_BITS times the buckets and makes it
- * current
- * (see Growth at the top). Only one mover at a time (h->growing). */
-static void idx_grow(struct idx_hash *h, struct idx_table *tb)
+/* Moves old bucket i of tb into nt: locks it, copies its live keys, marks it MOVED. */
+static void idx_move_bucket(struct idx_table *tb, struct idx_table *nt, size_t i)
+{
+    struct idx_bucket *head = &tb->buckets[i];
+    unsigned rounds = 0;
+    for (;;) { /* lock it: acquire, as in idx_bucket_lock */
+        uint64_t seq = atomic_load_explicit(&head->seq, memory_order_relaxed);
+        if ((seq & 1) == 0 &&
+            atomic_compare_exchange_weak_explicit(&head->seq, &seq, seq + 1,
+                                                  memory_order_acquire, memory_order_relaxed))
+            break;
+        wait_round(&rounds);
+    }
+    for (struct idx_bucket *b = head; b != NULL;
+         b = atomic_load_explicit(&b->next, memory_order_relaxed))
+        for (int k = 0; k < BUCKET_SLOTS; k++) {
+            struct row *row = atomic_load_explicit(&b->slots[k].row, memory_order_relaxed);
+            if (row == NULL)
+                continue;
+            uint64_t key = atomic_load_explicit(&b->slots[k].key, memory_order_relaxed);
+            idx_chain_append(&nt->buckets[idx_mix(key) & nt->mask], key, row);
+        }
+    /* release: publishes the new buckets' keys to whoever acquires MOVED */
+    atomic_store_explicit(&head->seq, MOVED, memory_order_release);
+}
+
+/* One inserter's share of a growth: claims the next MOVE_CHUNK buckets of tb and moves
+ * them into nt; whoever moves the last one makes nt current and ends the growth. */
+static void idx_help_move(struct idx_hash *h, struct idx_table *tb, struct idx_table *nt)
+{
+    size_t n = tb->mask + 1;
+    /* relaxed: the counters only hand out disjoint ranges; the bucket locks order the
+     * moves, and the release store of cur publishes them all (see below) */
+    size_t i = atomic_fetch_add_explicit(&tb->claim, MOVE_CHUNK, memory_order_relaxed);
+    if (i >= n)
+        return;
+    size_t end = i + MOVE_CHUNK < n ? i + MOVE_CHUNK : n;
+    for (size_t k = i; k < end; k++)
+        idx_move_bucket(tb, nt, k);
+    /* acq_rel: the last mover acquires every other mover's moves before it publishes */
+    if (atomic_fetch_add_explicit(&tb->moved, end - i, memory_order_acq_rel) + (end - i) == n) {
+        /* release: see idx_cur */
+        atomic_store_explicit(&h->cur, nt, memory_order_release);
+        atomic_store_explicit(&h->growing, false, memory_order_release);
+    }
+}
+
+/* Starts a growth of tb (the current table): links a table of 2^GROW_BITS times the
+ * buckets as its next; the buckets then move in chunks, one chunk per insert
+ * (idx_help_move), so no insert pauses for the whole table. The caller won h->growing. */
+static void idx_grow_start(struct idx_hash *h, struct idx_table *tb)
 {
     unsigned bits = 0;
     while (((size_t)1 << bits) <= tb->mask)
         bits++;
-    if (bits + GROW_BITS > MAX_BUCKET_BITS)
+    if (bits + GROW_BITS > MAX_BUCKET_BITS) {
+        atomic_store_explicit(&h->growing, false, memory_order_release);
         return;
+    }
     struct idx_table *nt = idx_table_new(bits + GROW_BITS);
     nt->older = tb;
-    /* release: publishes nt (its zeroed buckets) to whoever follows next after MOVED */
+    /* release: publishes nt (its zeroed buckets) to whoever follows next (MOVED, or a
+     * helper in idx_hash_insert) */
     atomic_store_explicit(&tb->next, nt, memory_order_release);
-    for (size_t i = 0; i <= tb->mask; i++) {
-        struct idx_bucket *head = &tb->buckets[i];
-        unsigned rounds = 0;
-        uint64_t seq;
-        for (;;) { /* lock it: acquire, as in idx_bucket_lock */
-            seq = atomic_load_explicit(&head->seq, memory_order_relaxed);
-            if ((seq & 1) == 0 &&
-                atomic_compare_exchange_weak_explicit(&head->seq, &seq, seq + 1,
-                                                      memory_order_acquire,
-                                                      memory_order_relaxed))
-                break;
-            wait_round(&rounds);
-        }
-        for (struct idx_bucket *b = head; b != NULL;
-             b = atomic_load_explicit(&b->next, memory_order_relaxed))
-            for (int k = 0; k < BUCKET_SLOTS; k++) {
-                struct row *row = atomic_load_explicit(&b->slots[k].row, memory_order_relaxed);
-                if (row == NULL)
-                    continue;
-                uint64_t key = atomic_load_explicit(&b->slots[k].key, memory_order_relaxed);
-                idx_chain_append(&nt->buckets[idx_mix(key) & nt->mask], key, row);
-            }
-        /* release: publishes the new buckets' keys to whoever acquires MOVED */
-        atomic_store_explicit(&head->seq, MOVED, memory_order_release);
-    }
-    /* release: see idx_cur */
-    atomic_store_explicit(&h->cur, nt, memory_order_release);
 }
 
 size_t idx_hash_size(struct idx_hash *h)
@@ -407,13 +435,17 @@ bool idx_hash_insert(struct idx_hash *h, uint64_t key, struct row *row)
         atomic_fetch_add_explicit(&h->counts[hv % COUNT_STRIPES].live, 1, memory_order_relaxed);
     }
     idx_bucket_unlock(head, locked);
-    /* relaxed: growing only elects the mover; the acquire CAS of each bucket lock orders
-     * its copy after that bucket's writes */
-    if (chained && idx_hash_size(h) > GROW_KEYS_PER_BUCKET * (tb->mask + 1) &&
-        !atomic_exchange_explicit(&h->growing, true, memory_order_acquire)) {
-        if (idx_cur(h) == tb) /* not grown meanwhile */
-            idx_grow(h, tb);
-        atomic_store_explicit(&h->growing, false, memory_order_release);
+    /* a growth in progress: move a chunk of it */
+    struct idx_table *cur = idx_cur(h), *nt = idx_next(cur);
+    if (__builtin_expect(nt != NULL, 0)) {
+        idx_help_move(h, cur, nt);
+    } else if (chained && idx_hash_size(h) > GROW_KEYS_PER_BUCKET * (tb->mask + 1) &&
+               !atomic_exchange_explicit(&h->growing, true, memory_order_acquire)) {
+        /* acquire: pairs with the release store that ended the previous growth */
+        if (idx_cur(h) == tb && idx_next(tb) == NULL) /* not grown meanwhile */
+            idx_grow_start(h, tb);
+        else
+            atomic_store_explicit(&h->growing, false, memory_order_release);
     }
     return inserted;
 }
