@@ -1,7 +1,7 @@
 /* Unit tests of the generic transaction (cc/txn.c) over the NONE algorithm: access-set
- * growth and re-lookup, undo on abort, insert/delete publication at commit, filling an
- * insert in place, reuse of the rows of aborted inserts, the commit-time lock order,
- * history records, sticky abort, and log-area chunk growth. */
+ * growth and re-lookup, undo on abort, insert/delete publication at commit, ordered-index
+ * operations at commit, filling an insert in place, reuse of the rows of aborted inserts,
+ * the commit-time lock order, history records, sticky abort, and log-area chunk growth. */
 #include <string.h>
 
 #include "cc/txn.h"
@@ -92,6 +92,33 @@ static void insert_delete_publish(void)
     CHECK(idx_hash_get(tab->primary, 500) == n);
     CHECK(get_a(tab, n->data) == 5);
     CHECK(idx_hash_get(tab->primary, 4) == NULL);
+    txn_destroy(t);
+}
+
+/* Secondary (ordered) index operations take effect at commit, in call order, and not at
+ * all on abort. */
+static void index_ops_at_commit(void)
+{
+    struct table *tab = make_table(false, 10);
+    struct idx_ordered *o = idx_ordered_create();
+    struct txn *t = txn_create(0, false);
+    txn_begin(t, false);
+    struct row *n;
+    CHECK(txn_insert(t, tab, 800, &n, NULL) == RC_OK);
+    txn_index_insert(t, o, 8, n);
+    txn_index_insert(t, o, 9, n);
+    txn_index_remove(t, o, 9);
+    CHECK(idx_ordered_get(o, 8) == NULL); /* nothing before commit */
+    CHECK(txn_commit(t) == RC_OK);
+    CHECK(idx_ordered_get(o, 8) == n && idx_ordered_get(o, 9) == NULL);
+    txn_begin(t, false);
+    txn_index_remove(t, o, 8);
+    txn_index_insert(t, o, 7, n);
+    txn_user_abort(t);
+    txn_abort(t);
+    CHECK(idx_ordered_get(o, 8) == n && idx_ordered_get(o, 7) == NULL);
+    CHECK_EQ_U(idx_ordered_size(o), 1);
+    idx_ordered_destroy(o);
     txn_destroy(t);
 }
 
@@ -232,6 +259,7 @@ int main(void)
     RUN_CASE(access_set_growth);
     RUN_CASE(undo_on_abort);
     RUN_CASE(insert_delete_publish);
+    RUN_CASE(index_ops_at_commit);
     RUN_CASE(insert_rows_reused);
     RUN_CASE(sort_by_row);
     RUN_CASE(history_records);
