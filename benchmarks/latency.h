@@ -8,11 +8,15 @@
 
 #define LAT_SUB_BITS 5
 #define LAT_SUB (1 << LAT_SUB_BITS)
-#define LAT_NBUCKETS ((64 - LAT_SUB_BITS) * LAT_SUB)
+/* LAT_SUB exact buckets, then LAT_SUB per power of two from 2^LAT_SUB_BITS to 2^63: every
+ * uint64_t has a bucket (a bogus huge value too, e.g. a clock that stepped back). */
+#define LAT_NBUCKETS ((64 - LAT_SUB_BITS + 1) * LAT_SUB)
 
+/* Counts are 64-bit: the merged histogram of many threads over a long run passes 2^32
+ * samples in one bucket. */
 struct latency {
     uint64_t count, sum, max;
-    uint32_t b[LAT_NBUCKETS];
+    uint64_t b[LAT_NBUCKETS];
 };
 
 static inline unsigned latency_bucket(uint64_t v)
