@@ -164,6 +164,20 @@ static inline const char *tpcc_text(int tab, const unsigned char *img, int c)
 {
     return (const char *)col_ptr(&tpcc.tab[tab]->schema, img, c);
 }
+/* Column stores into a row image: the loader's rows, and inserted rows (private until
+ * commit, filled in place: see txn_insert). Text takes the column's full width. */
+static inline void tpcc_put32(int tab, unsigned char *img, int c, int32_t v)
+{
+    memcpy(col_ptr(&tpcc.tab[tab]->schema, img, c), &v, sizeof(v));
+}
+static inline void tpcc_put64(int tab, unsigned char *img, int c, int64_t v)
+{
+    memcpy(col_ptr(&tpcc.tab[tab]->schema, img, c), &v, sizeof(v));
+}
+static inline void tpcc_put_text(int tab, unsigned char *img, int c, const char *s)
+{
+    memcpy(col_ptr(&tpcc.tab[tab]->schema, img, c), s, tpcc.tab[tab]->schema.cols[c].size);
+}
 /* Whether row r is a committed, not deleted row of its table (rows of aborted inserts
  * stay allocated but never enter the primary index). Only when no transaction runs. */
 static inline bool tpcc_row_live(struct table *t, struct row *r)

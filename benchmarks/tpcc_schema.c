@@ -128,25 +128,13 @@ static void load_range(enum tpcc_range k, uint32_t w, uint32_t d, uint32_t c, in
     memcpy(col_ptr(&tpcc.range->schema, r->data, RG_BOUND), &bound, sizeof(bound));
     publish_in(tpcc.range, r);
 }
-static void put32(int tab, struct row *r, int c, int32_t v)
-{
-    memcpy(col_ptr(&tpcc.tab[tab]->schema, r->data, c), &v, sizeof(v));
-}
-static void put64(int tab, struct row *r, int c, int64_t v)
-{
-    memcpy(col_ptr(&tpcc.tab[tab]->schema, r->data, c), &v, sizeof(v));
-}
-static void put_text(int tab, struct row *r, int c, const char *s)
-{
-    memcpy(col_ptr(&tpcc.tab[tab]->schema, r->data, c), s, tpcc.tab[tab]->schema.cols[c].size);
-}
 /* A random a-string of [lo, hi] characters into column c (whose width is hi). */
 static void put_astring(struct rng *g, int tab, struct row *r, int c, int lo)
 {
     char buf[512];
     int hi = (int)tpcc.tab[tab]->schema.cols[c].size;
     tpcc_astring(g, buf, lo, hi);
-    put_text(tab, r, c, buf);
+    tpcc_put_text(tab, r->data, c, buf);
 }
 /* Street 1, street 2, city, state (2 letters), zip (4 digits and "11111"), from column c. */
 static void put_address(struct rng *g, int tab, struct row *r, int c)
@@ -158,7 +146,7 @@ static void put_address(struct rng *g, int tab, struct row *r, int c)
     put_astring(g, tab, r, c + 3, 2);
     tpcc_nstring(g, zip, 4, 4);
     memcpy(zip + 4, "11111", 5);
-    put_text(tab, r, c + 4, zip);
+    tpcc_put_text(tab, r->data, c + 4, zip);
 }
 /* I_DATA / S_DATA: a-string [26, 50], 10% with "ORIGINAL" at a random position. */
 static void put_data50(struct rng *g, int tab, struct row *r, int c)
@@ -167,17 +155,17 @@ static void put_data50(struct rng *g, int tab, struct row *r, int c)
     int len = tpcc_astring(g, buf, 26, 50);
     if (rng_below(g, 10) == 0)
         tpcc_original(g, buf, len);
-    put_text(tab, r, c, buf);
+    tpcc_put_text(tab, r->data, c, buf);
 }
 
 static void load_items(struct rng *g, uint32_t lo, uint32_t hi)
 {
     for (uint32_t i = lo; i <= hi; i++) {
         struct row *r = new_row(T_ITEM, i);
-        put32(T_ITEM, r, I_ID, (int32_t)i);
-        put32(T_ITEM, r, I_IM_ID, (int32_t)tpcc_rand(g, 1, 10000));
+        tpcc_put32(T_ITEM, r->data, I_ID, (int32_t)i);
+        tpcc_put32(T_ITEM, r->data, I_IM_ID, (int32_t)tpcc_rand(g, 1, 10000));
         put_astring(g, T_ITEM, r, I_NAME, 14);
-        put64(T_ITEM, r, I_PRICE, tpcc_rand(g, 100, 10000));
+        tpcc_put64(T_ITEM, r->data, I_PRICE, tpcc_rand(g, 100, 10000));
         put_data50(g, T_ITEM, r, I_DATA);
         publish(T_ITEM, r);
     }
@@ -187,9 +175,9 @@ static void load_stock(struct rng *g, uint32_t w, uint32_t lo, uint32_t hi)
 {
     for (uint32_t i = lo; i <= hi; i++) {
         struct row *r = new_row(T_STOCK, tpcc_skey(w, i));
-        put32(T_STOCK, r, S_I_ID, (int32_t)i);
-        put32(T_STOCK, r, S_W_ID, (int32_t)w);
-        put32(T_STOCK, r, S_QUANTITY, (int32_t)tpcc_rand(g, 10, 100));
+        tpcc_put32(T_STOCK, r->data, S_I_ID, (int32_t)i);
+        tpcc_put32(T_STOCK, r->data, S_W_ID, (int32_t)w);
+        tpcc_put32(T_STOCK, r->data, S_QUANTITY, (int32_t)tpcc_rand(g, 10, 100));
         for (int c = S_DIST_01; c <= S_DIST_10; c++)
             put_astring(g, T_STOCK, r, c, 24);
         put_data50(g, T_STOCK, r, S_DATA); /* S_YTD, S_ORDER_CNT, S_REMOTE_CNT stay 0 */
@@ -200,11 +188,11 @@ static void load_stock(struct rng *g, uint32_t w, uint32_t lo, uint32_t hi)
 static void load_warehouse(struct rng *g, uint32_t w)
 {
     struct row *r = new_row(T_WAREHOUSE, w);
-    put32(T_WAREHOUSE, r, W_ID, (int32_t)w);
+    tpcc_put32(T_WAREHOUSE, r->data, W_ID, (int32_t)w);
     put_astring(g, T_WAREHOUSE, r, W_NAME, 6);
     put_address(g, T_WAREHOUSE, r, W_STREET_1);
-    put32(T_WAREHOUSE, r, W_TAX, (int32_t)tpcc_rand(g, 0, 2000));
-    put64(T_WAREHOUSE, r, W_YTD, 30000000); /* 300,000.00 */
+    tpcc_put32(T_WAREHOUSE, r->data, W_TAX, (int32_t)tpcc_rand(g, 0, 2000));
+    tpcc_put64(T_WAREHOUSE, r->data, W_YTD, 30000000); /* 300,000.00 */
     publish(T_WAREHOUSE, r);
 }
 
@@ -233,39 +221,39 @@ static void load_customers(struct rng *g, uint32_t w, uint32_t d)
     for (uint32_t c = 1; c <= TPCC_CUSTOMERS; c++) {
         struct row *r = new_row(T_CUSTOMER, tpcc_ckey(w, d, c));
         rows[c - 1] = r;
-        put32(T_CUSTOMER, r, C_ID, (int32_t)c);
-        put32(T_CUSTOMER, r, C_D_ID, (int32_t)d);
-        put32(T_CUSTOMER, r, C_W_ID, (int32_t)w);
+        tpcc_put32(T_CUSTOMER, r->data, C_ID, (int32_t)c);
+        tpcc_put32(T_CUSTOMER, r->data, C_D_ID, (int32_t)d);
+        tpcc_put32(T_CUSTOMER, r->data, C_W_ID, (int32_t)w);
         struct cust_sort *s = &cs[c - 1];
         s->last = c <= 1000 ? c - 1 : tpcc_nurand(g, 255, 0, 999, tpcc_c.c_last_load);
         char last[TPCC_LAST_MAX];
         tpcc_last_name(s->last, last);
-        put_text(T_CUSTOMER, r, C_LAST, last);
-        put_text(T_CUSTOMER, r, C_MIDDLE, "OE");
+        tpcc_put_text(T_CUSTOMER, r->data, C_LAST, last);
+        tpcc_put_text(T_CUSTOMER, r->data, C_MIDDLE, "OE");
         tpcc_astring(g, s->first, 8, 16);
-        put_text(T_CUSTOMER, r, C_FIRST, s->first);
+        tpcc_put_text(T_CUSTOMER, r->data, C_FIRST, s->first);
         put_address(g, T_CUSTOMER, r, C_STREET_1);
         char phone[16];
         tpcc_nstring(g, phone, 16, 16);
-        put_text(T_CUSTOMER, r, C_PHONE, phone);
-        put64(T_CUSTOMER, r, C_SINCE, tpcc.load_time);
-        put_text(T_CUSTOMER, r, C_CREDIT, rng_below(g, 10) == 0 ? "BC" : "GC");
-        put64(T_CUSTOMER, r, C_CREDIT_LIM, 5000000); /* 50,000.00 */
-        put32(T_CUSTOMER, r, C_DISCOUNT, (int32_t)tpcc_rand(g, 0, 5000));
-        put64(T_CUSTOMER, r, C_BALANCE, -1000);  /* -10.00 */
-        put64(T_CUSTOMER, r, C_YTD_PAYMENT, 1000); /* 10.00 */
-        put32(T_CUSTOMER, r, C_PAYMENT_CNT, 1);
+        tpcc_put_text(T_CUSTOMER, r->data, C_PHONE, phone);
+        tpcc_put64(T_CUSTOMER, r->data, C_SINCE, tpcc.load_time);
+        tpcc_put_text(T_CUSTOMER, r->data, C_CREDIT, rng_below(g, 10) == 0 ? "BC" : "GC");
+        tpcc_put64(T_CUSTOMER, r->data, C_CREDIT_LIM, 5000000); /* 50,000.00 */
+        tpcc_put32(T_CUSTOMER, r->data, C_DISCOUNT, (int32_t)tpcc_rand(g, 0, 5000));
+        tpcc_put64(T_CUSTOMER, r->data, C_BALANCE, -1000);  /* -10.00 */
+        tpcc_put64(T_CUSTOMER, r->data, C_YTD_PAYMENT, 1000); /* 10.00 */
+        tpcc_put32(T_CUSTOMER, r->data, C_PAYMENT_CNT, 1);
         put_astring(g, T_CUSTOMER, r, C_DATA, 300);
         publish(T_CUSTOMER, r);
 
         struct row *h = new_row(T_HISTORY, TPCC_HIST_LOADED | tpcc_ckey(w, d, c));
-        put32(T_HISTORY, h, H_C_ID, (int32_t)c);
-        put32(T_HISTORY, h, H_C_D_ID, (int32_t)d);
-        put32(T_HISTORY, h, H_C_W_ID, (int32_t)w);
-        put32(T_HISTORY, h, H_D_ID, (int32_t)d);
-        put32(T_HISTORY, h, H_W_ID, (int32_t)w);
-        put64(T_HISTORY, h, H_DATE, tpcc.load_time);
-        put64(T_HISTORY, h, H_AMOUNT, 1000);
+        tpcc_put32(T_HISTORY, h->data, H_C_ID, (int32_t)c);
+        tpcc_put32(T_HISTORY, h->data, H_C_D_ID, (int32_t)d);
+        tpcc_put32(T_HISTORY, h->data, H_C_W_ID, (int32_t)w);
+        tpcc_put32(T_HISTORY, h->data, H_D_ID, (int32_t)d);
+        tpcc_put32(T_HISTORY, h->data, H_W_ID, (int32_t)w);
+        tpcc_put64(T_HISTORY, h->data, H_DATE, tpcc.load_time);
+        tpcc_put64(T_HISTORY, h->data, H_AMOUNT, 1000);
         put_astring(g, T_HISTORY, h, H_DATA, 12);
         publish(T_HISTORY, h);
     }
@@ -306,36 +294,36 @@ static void load_orders(struct rng *g, uint32_t w, uint32_t d)
         uint32_t c = perm[o - 1];
         int32_t ol_cnt = (int32_t)tpcc_rand(g, 5, 15);
         struct row *r = new_row(T_ORDER, tpcc_okey(w, d, o));
-        put32(T_ORDER, r, O_ID, (int32_t)o);
-        put32(T_ORDER, r, O_D_ID, (int32_t)d);
-        put32(T_ORDER, r, O_W_ID, (int32_t)w);
-        put32(T_ORDER, r, O_C_ID, (int32_t)c);
-        put64(T_ORDER, r, O_ENTRY_D, tpcc.load_time);
-        put32(T_ORDER, r, O_CARRIER_ID, delivered ? (int32_t)tpcc_rand(g, 1, 10) : 0);
-        put32(T_ORDER, r, O_OL_CNT, ol_cnt);
-        put32(T_ORDER, r, O_ALL_LOCAL, 1);
+        tpcc_put32(T_ORDER, r->data, O_ID, (int32_t)o);
+        tpcc_put32(T_ORDER, r->data, O_D_ID, (int32_t)d);
+        tpcc_put32(T_ORDER, r->data, O_W_ID, (int32_t)w);
+        tpcc_put32(T_ORDER, r->data, O_C_ID, (int32_t)c);
+        tpcc_put64(T_ORDER, r->data, O_ENTRY_D, tpcc.load_time);
+        tpcc_put32(T_ORDER, r->data, O_CARRIER_ID, delivered ? (int32_t)tpcc_rand(g, 1, 10) : 0);
+        tpcc_put32(T_ORDER, r->data, O_OL_CNT, ol_cnt);
+        tpcc_put32(T_ORDER, r->data, O_ALL_LOCAL, 1);
         publish(T_ORDER, r);
         load_range(RG_CUST_ORDERS, w, d, c, (int32_t)o + 1); /* the customer's one order */
         for (int32_t ol = 1; ol <= ol_cnt; ol++) {
             uint64_t key = tpcc_olkey(w, d, o, (uint32_t)ol);
             struct row *l = new_row(T_ORDER_LINE, key);
-            put32(T_ORDER_LINE, l, OL_O_ID, (int32_t)o);
-            put32(T_ORDER_LINE, l, OL_D_ID, (int32_t)d);
-            put32(T_ORDER_LINE, l, OL_W_ID, (int32_t)w);
-            put32(T_ORDER_LINE, l, OL_NUMBER, ol);
-            put32(T_ORDER_LINE, l, OL_I_ID, (int32_t)tpcc_rand(g, 1, TPCC_ITEMS));
-            put32(T_ORDER_LINE, l, OL_SUPPLY_W_ID, (int32_t)w);
-            put64(T_ORDER_LINE, l, OL_DELIVERY_D, delivered ? tpcc.load_time : 0);
-            put32(T_ORDER_LINE, l, OL_QUANTITY, 5);
-            put64(T_ORDER_LINE, l, OL_AMOUNT, delivered ? 0 : tpcc_rand(g, 1, 999999));
+            tpcc_put32(T_ORDER_LINE, l->data, OL_O_ID, (int32_t)o);
+            tpcc_put32(T_ORDER_LINE, l->data, OL_D_ID, (int32_t)d);
+            tpcc_put32(T_ORDER_LINE, l->data, OL_W_ID, (int32_t)w);
+            tpcc_put32(T_ORDER_LINE, l->data, OL_NUMBER, ol);
+            tpcc_put32(T_ORDER_LINE, l->data, OL_I_ID, (int32_t)tpcc_rand(g, 1, TPCC_ITEMS));
+            tpcc_put32(T_ORDER_LINE, l->data, OL_SUPPLY_W_ID, (int32_t)w);
+            tpcc_put64(T_ORDER_LINE, l->data, OL_DELIVERY_D, delivered ? tpcc.load_time : 0);
+            tpcc_put32(T_ORDER_LINE, l->data, OL_QUANTITY, 5);
+            tpcc_put64(T_ORDER_LINE, l->data, OL_AMOUNT, delivered ? 0 : tpcc_rand(g, 1, 999999));
             put_astring(g, T_ORDER_LINE, l, OL_DIST_INFO, 24);
             publish(T_ORDER_LINE, l);
         }
         if (!delivered) {
             struct row *n = new_row(T_NEW_ORDER, tpcc_okey(w, d, o));
-            put32(T_NEW_ORDER, n, NO_O_ID, (int32_t)o);
-            put32(T_NEW_ORDER, n, NO_D_ID, (int32_t)d);
-            put32(T_NEW_ORDER, n, NO_W_ID, (int32_t)w);
+            tpcc_put32(T_NEW_ORDER, n->data, NO_O_ID, (int32_t)o);
+            tpcc_put32(T_NEW_ORDER, n->data, NO_D_ID, (int32_t)d);
+            tpcc_put32(T_NEW_ORDER, n->data, NO_W_ID, (int32_t)w);
             publish(T_NEW_ORDER, n);
         }
     }
@@ -347,13 +335,13 @@ static void load_orders(struct rng *g, uint32_t w, uint32_t d)
 static void load_district(struct rng *g, uint32_t w, uint32_t d)
 {
     struct row *r = new_row(T_DISTRICT, tpcc_dkey(w, d));
-    put32(T_DISTRICT, r, D_ID, (int32_t)d);
-    put32(T_DISTRICT, r, D_W_ID, (int32_t)w);
+    tpcc_put32(T_DISTRICT, r->data, D_ID, (int32_t)d);
+    tpcc_put32(T_DISTRICT, r->data, D_W_ID, (int32_t)w);
     put_astring(g, T_DISTRICT, r, D_NAME, 6);
     put_address(g, T_DISTRICT, r, D_STREET_1);
-    put32(T_DISTRICT, r, D_TAX, (int32_t)tpcc_rand(g, 0, 2000));
-    put64(T_DISTRICT, r, D_YTD, 3000000); /* 30,000.00 */
-    put32(T_DISTRICT, r, D_NEXT_O_ID, TPCC_ORDERS + 1);
+    tpcc_put32(T_DISTRICT, r->data, D_TAX, (int32_t)tpcc_rand(g, 0, 2000));
+    tpcc_put64(T_DISTRICT, r->data, D_YTD, 3000000); /* 30,000.00 */
+    tpcc_put32(T_DISTRICT, r->data, D_NEXT_O_ID, TPCC_ORDERS + 1);
     publish(T_DISTRICT, r);
     load_customers(g, w, d);
     load_orders(g, w, d);

@@ -82,17 +82,6 @@ static inline enum rc write64(struct txn *t, struct row *r, int c, int64_t v)
     return txn_write(t, r, c, &v);
 }
 
-/* Column stores into the image of an inserted row (private until commit: written in
- * place, see txn_insert); columns not stored stay zero. */
-static inline void put32(int tab, unsigned char *img, int c, int32_t v)
-{
-    memcpy(col_ptr(&tpcc.tab[tab]->schema, img, c), &v, sizeof(v));
-}
-static inline void put64(int tab, unsigned char *img, int c, int64_t v)
-{
-    memcpy(col_ptr(&tpcc.tab[tab]->schema, img, c), &v, sizeof(v));
-}
-
 /* Scan collector: up to `max` (key, row) pairs. */
 struct collect {
     int n, max;
@@ -154,18 +143,18 @@ static enum rc new_order(struct txn *t, const struct tpcc_query *q)
     unsigned char *nimg;
     if (txn_insert(t, tpcc.tab[T_ORDER], okey, &orow, &nimg) != RC_OK)
         return RC_ABORT;
-    put32(T_ORDER, nimg, O_ID, (int32_t)o_id);
-    put32(T_ORDER, nimg, O_D_ID, (int32_t)d);
-    put32(T_ORDER, nimg, O_W_ID, (int32_t)w);
-    put32(T_ORDER, nimg, O_C_ID, (int32_t)q->c_id);
-    put64(T_ORDER, nimg, O_ENTRY_D, now); /* O_CARRIER_ID null: 0 */
-    put32(T_ORDER, nimg, O_OL_CNT, q->ol_cnt);
-    put32(T_ORDER, nimg, O_ALL_LOCAL, q->all_local);
+    tpcc_put32(T_ORDER, nimg, O_ID, (int32_t)o_id);
+    tpcc_put32(T_ORDER, nimg, O_D_ID, (int32_t)d);
+    tpcc_put32(T_ORDER, nimg, O_W_ID, (int32_t)w);
+    tpcc_put32(T_ORDER, nimg, O_C_ID, (int32_t)q->c_id);
+    tpcc_put64(T_ORDER, nimg, O_ENTRY_D, now); /* O_CARRIER_ID null: 0 */
+    tpcc_put32(T_ORDER, nimg, O_OL_CNT, q->ol_cnt);
+    tpcc_put32(T_ORDER, nimg, O_ALL_LOCAL, q->all_local);
     if (txn_insert(t, tpcc.tab[T_NEW_ORDER], okey, &norow, &nimg) != RC_OK)
         return RC_ABORT;
-    put32(T_NEW_ORDER, nimg, NO_O_ID, (int32_t)o_id);
-    put32(T_NEW_ORDER, nimg, NO_D_ID, (int32_t)d);
-    put32(T_NEW_ORDER, nimg, NO_W_ID, (int32_t)w);
+    tpcc_put32(T_NEW_ORDER, nimg, NO_O_ID, (int32_t)o_id);
+    tpcc_put32(T_NEW_ORDER, nimg, NO_D_ID, (int32_t)d);
+    tpcc_put32(T_NEW_ORDER, nimg, NO_W_ID, (int32_t)w);
 
     int64_t total = 0;
     for (int i = 0; i < q->ol_cnt; i++) {
@@ -205,15 +194,15 @@ static enum rc new_order(struct txn *t, const struct tpcc_query *q)
         struct row *olrow;
         if (txn_insert(t, tpcc.tab[T_ORDER_LINE], olkey, &olrow, &nimg) != RC_OK)
             return RC_ABORT;
-        put32(T_ORDER_LINE, nimg, OL_O_ID, (int32_t)o_id);
-        put32(T_ORDER_LINE, nimg, OL_D_ID, (int32_t)d);
-        put32(T_ORDER_LINE, nimg, OL_W_ID, (int32_t)w);
-        put32(T_ORDER_LINE, nimg, OL_NUMBER, i + 1);
-        put32(T_ORDER_LINE, nimg, OL_I_ID, (int32_t)l->i_id);
-        put32(T_ORDER_LINE, nimg, OL_SUPPLY_W_ID, l->supply_w_id); /* OL_DELIVERY_D null */
-        put32(T_ORDER_LINE, nimg, OL_QUANTITY, l->quantity);
-        put64(T_ORDER_LINE, nimg, OL_AMOUNT, amount);
-        memcpy(col_ptr(&tpcc.tab[T_ORDER_LINE]->schema, nimg, OL_DIST_INFO), dist_info, 24);
+        tpcc_put32(T_ORDER_LINE, nimg, OL_O_ID, (int32_t)o_id);
+        tpcc_put32(T_ORDER_LINE, nimg, OL_D_ID, (int32_t)d);
+        tpcc_put32(T_ORDER_LINE, nimg, OL_W_ID, (int32_t)w);
+        tpcc_put32(T_ORDER_LINE, nimg, OL_NUMBER, i + 1);
+        tpcc_put32(T_ORDER_LINE, nimg, OL_I_ID, (int32_t)l->i_id);
+        tpcc_put32(T_ORDER_LINE, nimg, OL_SUPPLY_W_ID, l->supply_w_id); /* OL_DELIVERY_D null */
+        tpcc_put32(T_ORDER_LINE, nimg, OL_QUANTITY, l->quantity);
+        tpcc_put64(T_ORDER_LINE, nimg, OL_AMOUNT, amount);
+        tpcc_put_text(T_ORDER_LINE, nimg, OL_DIST_INFO, dist_info);
         (void)original; /* brand-generic: "B" if both contain ORIGINAL, else "G" */
     }
     /* The ranges this order was inserted into: the district's tail (ORDER, NEW-ORDER,
@@ -293,14 +282,14 @@ static enum rc payment(struct txn *t, const struct tpcc_query *q)
     unsigned char *himg;
     if (txn_insert(t, tpcc.tab[T_HISTORY], hkey, &hr, &himg) != RC_OK)
         return RC_ABORT;
-    put32(T_HISTORY, himg, H_C_ID, c_id);
-    put32(T_HISTORY, himg, H_C_D_ID, q->c_d_id);
-    put32(T_HISTORY, himg, H_C_W_ID, q->c_w_id);
-    put32(T_HISTORY, himg, H_D_ID, (int32_t)d);
-    put32(T_HISTORY, himg, H_W_ID, (int32_t)w);
-    put64(T_HISTORY, himg, H_DATE, (int64_t)time(NULL));
-    put64(T_HISTORY, himg, H_AMOUNT, q->h_amount);
-    memcpy(col_ptr(&tpcc.tab[T_HISTORY]->schema, himg, H_DATA), h_data, 24);
+    tpcc_put32(T_HISTORY, himg, H_C_ID, c_id);
+    tpcc_put32(T_HISTORY, himg, H_C_D_ID, q->c_d_id);
+    tpcc_put32(T_HISTORY, himg, H_C_W_ID, q->c_w_id);
+    tpcc_put32(T_HISTORY, himg, H_D_ID, (int32_t)d);
+    tpcc_put32(T_HISTORY, himg, H_W_ID, (int32_t)w);
+    tpcc_put64(T_HISTORY, himg, H_DATE, (int64_t)time(NULL));
+    tpcc_put64(T_HISTORY, himg, H_AMOUNT, q->h_amount);
+    tpcc_put_text(T_HISTORY, himg, H_DATA, h_data);
     return RC_OK;
 }
 

@@ -248,6 +248,16 @@ struct row *idx_hash_get(struct idx_hash *h, uint64_t key)
     return idx_get_contended(tb, hv, key);
 }
 
+/* One try to lock head's chain from seq, its value just loaded: false if it is locked or
+ * MOVED, or changed meanwhile. Acquire on success: pairs with the release store in
+ * idx_bucket_unlock of the previous holder, so its chain writes are visible. */
+static inline bool idx_try_lock(struct idx_bucket *head, uint64_t seq)
+{
+    return (seq & 1) == 0 &&
+           atomic_compare_exchange_weak_explicit(&head->seq, &seq, seq + 1,
+                                                 memory_order_acquire, memory_order_relaxed);
+}
+
 /* Locks the chain of key's bucket, following moves: returns its head (in *tbp's table)
  * and the (odd) locked seq for idx_bucket_unlock. */
 static struct idx_bucket *idx_bucket_lock(struct idx_hash *h, uint64_t hv,
@@ -263,11 +273,7 @@ static struct idx_bucket *idx_bucket_lock(struct idx_hash *h, uint64_t hv,
             tb = idx_next(tb);
             continue;
         }
-        /* acquire on success: pairs with the release store in idx_bucket_unlock of the
-         * previous holder, so its chain writes are visible to this one */
-        if ((seq & 1) == 0 &&
-            atomic_compare_exchange_weak_explicit(&head->seq, &seq, seq + 1,
-                                                  memory_order_acquire, memory_order_relaxed)) {
+        if (idx_try_lock(head, seq)) {
             *tbp = tb;
             *locked = seq + 1;
             return head;
@@ -350,14 +356,9 @@ static void idx_move_bucket(struct idx_table *tb, struct idx_table *nt, size_t i
 {
     struct idx_bucket *head = &tb->buckets[i];
     unsigned rounds = 0;
-    for (;;) { /* lock it: acquire, as in idx_bucket_lock */
-        uint64_t seq = atomic_load_explicit(&head->seq, memory_order_relaxed);
-        if ((seq & 1) == 0 &&
-            atomic_compare_exchange_weak_explicit(&head->seq, &seq, seq + 1,
-                                                  memory_order_acquire, memory_order_relaxed))
-            break;
+    /* relaxed: a hint, the CAS decides (an old bucket is never MOVED before its mover) */
+    while (!idx_try_lock(head, atomic_load_explicit(&head->seq, memory_order_relaxed)))
         wait_round(&rounds);
-    }
     for (struct idx_bucket *b = head; b != NULL;
          b = atomic_load_explicit(&b->next, memory_order_relaxed))
         for (int k = 0; k < BUCKET_SLOTS; k++) {
