@@ -72,7 +72,7 @@ FLAVOR_BIN_release := $(B)/bin
 FLAVOR_BIN_asan := $(B)/asan/bin
 FLAVOR_BIN_tsan := $(B)/tsan/bin
 
-LIBS := -lnuma -ltbb -lstdc++ -lm
+LIBS := -lnuma -lhwloc -ltbb -lstdc++ -lm
 
 GENERIC_SRCS := $(wildcard storage/*.c cc/*.c benchmarks/*.c)
 ALG_SRCS := $(sort $(foreach v,$(ALL_VARIANTS),$(call variant_srcs,$(v))))

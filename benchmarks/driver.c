@@ -22,7 +22,6 @@
  * record, storage/wait.h) and exits with status 3. */
 #include "benchmarks/driver.h"
 
-#include <numa.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdalign.h>
@@ -39,12 +38,12 @@
 #include "cc/clock.h"
 #include "storage/wait.h"
 #include "storage/mem.h"
+#include "storage/topology.h"
 
 enum phase { PH_GENERATE, PH_WARMUP, PH_MEASURE, PH_STOP };
 
 struct worker {
     int id;
-    int cpu; /* -1: not pinned */
     bool oversub; /* more threads than CPUs: back-off yields instead of spinning */
     const struct workload *w;
     const struct options *o;
@@ -64,42 +63,6 @@ struct worker {
 
 static _Atomic int phase;
 static atomic_int ready;
-
-/* CPUs this process may use, ordered by the pinning policy. Returns the count. */
-static int cpu_order(enum pin_policy pin, int *cpus, int max)
-{
-    cpu_set_t set;
-    int n = 0;
-    if (sched_getaffinity(0, sizeof(set), &set) != 0)
-        return 0;
-    int nodes = numa_available() >= 0 ? numa_max_node() + 1 : 1;
-    if (pin == PIN_SCATTER && nodes > 1) {
-        /* round-robin over nodes: node 0's first CPU, node 1's first CPU, ... */
-        int *next = calloc((size_t)nodes, sizeof(int));
-        for (int added = 1; added && n < max;) {
-            added = 0;
-            for (int node = 0; node < nodes && n < max; node++) {
-                for (int c = next[node]; c < CPU_SETSIZE; c++) {
-                    if (CPU_ISSET(c, &set) && numa_node_of_cpu(c) == node) {
-                        cpus[n++] = c;
-                        next[node] = c + 1;
-                        added = 1;
-                        break;
-                    }
-                    next[node] = c + 1;
-                }
-            }
-        }
-        free(next);
-        return n;
-    }
-    /* compact: by node, then CPU number (fills one node before the next) */
-    for (int node = 0; node < nodes; node++)
-        for (int c = 0; c < CPU_SETSIZE && n < max; c++)
-            if (CPU_ISSET(c, &set) && (nodes == 1 || numa_node_of_cpu(c) == node))
-                cpus[n++] = c;
-    return n;
-}
 
 static bool stopped(void)
 {
@@ -171,14 +134,9 @@ static void *worker_main(void *arg)
     struct worker *wk = arg;
     const struct options *o = wk->o;
     const struct workload *w = wk->w;
-    if (wk->cpu >= 0) {
-        cpu_set_t set;
-        CPU_ZERO(&set);
-        CPU_SET(wk->cpu, &set);
-        pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
-    }
+    topo_pin_self(wk->id); /* before anything it allocates is touched */
     mem_thread_init();
-    wait_self = &wk->wait;
+    wait_register(wk->id, &wk->wait);
     /* waiters sleep in short slices (storage/wait.h): keep the kernel's timer slack small */
     prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
     struct txn *t = txn_create(wk->id, o->verify);
@@ -202,9 +160,9 @@ static void *worker_main(void *arg)
     rng_seed(&brng, o->seed ^ 0xBAC0FFull, (uint64_t)wk->id);
 
     atomic_fetch_add(&ready, 1);
-    unsigned rounds = 0;
+    struct waiter wt = WAITER(WAIT_BLIND);
     while (atomic_load_explicit(&phase, memory_order_acquire) == PH_GENERATE)
-        wait_round(&rounds);
+        wait_round(&wt);
 
     bool measuring = false;
     for (uint64_t qi = 0;; qi = qi + 1 == nq ? 0 : qi + 1) {
@@ -347,8 +305,7 @@ void run_result_free(struct run_result *res)
 void driver_run(const struct workload *w, const struct options *o, struct run_result *res)
 {
     int n = o->threads;
-    int *cpus = calloc(CPU_SETSIZE, sizeof(int));
-    int ncpus = cpu_order(o->pin, cpus, CPU_SETSIZE);
+    int ncpus = topo_ncpus();
     memset(res, 0, sizeof(*res));
     res->ncpus = ncpus;
     res->oversubscribed = n > ncpus;
@@ -360,11 +317,11 @@ void driver_run(const struct workload *w, const struct options *o, struct run_re
     memset(wk, 0, (size_t)n * sizeof(*wk));
     atomic_store(&phase, PH_GENERATE);
     atomic_store(&wait_stop, false);
+    wait_set_parking(res->oversubscribed); /* storage/wait.h: spin or park */
     atomic_store(&ready, 0);
     progress_phase("generate", "queries", (uint64_t)n * o->queries_per_thread);
     for (int i = 0; i < n; i++) {
         wk[i].id = i;
-        wk[i].cpu = o->pin == PIN_NONE || ncpus == 0 ? -1 : cpus[i % ncpus];
         wk[i].oversub = res->oversubscribed;
         wk[i].w = w;
         wk[i].o = o;
@@ -407,8 +364,11 @@ void driver_run(const struct workload *w, const struct options *o, struct run_re
         }
     }
     res->overrun_s = clock_now_s() - t1;
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
         pthread_join(wk[i].th, NULL);
+        wait_unregister(i);
+    }
+    wait_set_parking(false);
     if (o->verify)
         res->hist = mem_zalloc((size_t)n * sizeof(*res->hist));
     for (int i = 0; i < n; i++) {
@@ -425,5 +385,4 @@ void driver_run(const struct workload *w, const struct options *o, struct run_re
             res->hist[i] = wk[i].hist;
     }
     mem_free(wk);
-    free(cpus);
 }

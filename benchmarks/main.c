@@ -14,7 +14,12 @@
 #include "benchmarks/report.h"
 #include "cc/clock.h"
 #include "storage/mem.h"
+#include "storage/topology.h"
 #include "storage/table.h"
+
+_Static_assert((int)PIN_COMPACT == (int)TOPO_COMPACT && (int)PIN_SCATTER == (int)TOPO_SCATTER &&
+                   (int)PIN_SMT == (int)TOPO_SMT && (int)PIN_NONE == (int)TOPO_NONE,
+               "enum pin_policy follows enum topo_policy");
 
 int main(int argc, char **argv)
 {
@@ -37,6 +42,21 @@ int main(int argc, char **argv)
         }
     }
     const struct workload *w = workload_find(o.workload);
+    char err[200];
+    if (!topo_plan_build((enum topo_policy)o.pin, o.threads, err, sizeof(err))) {
+        fprintf(stderr, "rundb: %s\n", err);
+        return 1;
+    }
+    if (o.pin_plan) {
+        topo_plan_json(stdout);
+        putchar('\n');
+        return 0;
+    }
+    if (!topo_is_this_system()) {
+        fprintf(stderr, "rundb: HWLOC_SYNTHETIC describes another machine: only --pin-plan "
+                        "may use it\n");
+        return 2;
+    }
     mem_init();
     clock_calibrate();
     progress_init(o.quiet);

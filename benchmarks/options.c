@@ -37,7 +37,13 @@ static const struct opt_def defs[] = {
     {"threads", OK_INT, OFF(threads), 1, MAX_THREADS, false, "1",
      "worker threads (more than cores is allowed, with a warning)"},
     {"pin", OK_PIN, OFF(pin), 0, 0, false, "compact",
-     "thread pinning: compact (fill cores in order), scatter (round-robin over NUMA nodes), none"},
+     "thread pinning (hwloc): compact (one thread per physical core, a socket before the next, "
+     "SMT siblings last), scatter (round-robin over NUMA nodes), smt (a core's siblings "
+     "first), none"},
+    {"pin-plan", OK_FLAG, OFF(pin_plan), 0, 0, false, "off",
+     "print where each thread would run (a JSON array of thread, pu, core, package, "
+     "numa_node: hwloc logical indexes; os_cpu) and exit; HWLOC_SYNTHETIC may describe "
+     "another machine"},
     {"warmup", OK_DOUBLE, OFF(warmup_s), 0, 3600, false, "1", "seconds run before measuring"},
     {"duration", OK_DOUBLE, OFF(duration_s), 0.01, 86400, false, "5", "seconds measured"},
     {"seed", OK_U64, OFF(seed), 0, U64MAX, false, "1", "random seed (queries and data)"},
@@ -95,7 +101,7 @@ static const struct opt_def defs[] = {
 };
 #define NDEFS (sizeof(defs) / sizeof(defs[0]))
 
-static const char *const pin_names[] = {"compact", "scatter", "none"};
+static const char *const pin_names[] = {"compact", "scatter", "smt", "none"};
 
 const char *pin_policy_name(enum pin_policy p) { return pin_names[p]; }
 
@@ -135,12 +141,12 @@ static void set_value(struct options *o, const struct opt_def *d, const char *v)
         *(bool *)p = strcmp(v, "on") == 0;
         return;
     case OK_PIN:
-        for (int i = 0; i < 3; i++)
+        for (int i = 0; i < 4; i++)
             if (strcmp(v, pin_names[i]) == 0) {
                 *(enum pin_policy *)p = (enum pin_policy)i;
                 return;
             }
-        bad("--pin: '%s' is not compact, scatter or none", v);
+        bad("--pin: '%s' is not compact, scatter, smt or none", v);
     case OK_WORKLOAD:
         if (!workload_find(v)) {
             char known[256];

@@ -7,7 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-enum pin_policy { PIN_COMPACT, PIN_SCATTER, PIN_NONE };
+/* the same order as enum topo_policy (storage/topology.h) */
+enum pin_policy { PIN_COMPACT, PIN_SCATTER, PIN_SMT, PIN_NONE };
 enum tpcc_mix { TPCC_MIX_STANDARD, TPCC_MIX_NEWORDER_PAYMENT };
 
 struct options {
@@ -24,6 +25,7 @@ struct options {
     double series_interval_s;
     double stall_timeout_s;
     bool quiet;
+    bool pin_plan;
     /* ycsb */
     uint64_t rows;
     int fields;

@@ -9,6 +9,7 @@
 #include "benchmarks/progress.h"
 #include "benchmarks/workload.h"
 #include "storage/mem.h"
+#include "storage/topology.h"
 
 #define POLL_NS 10000000L /* the waiting main thread looks at the loaders every 10 ms */
 
@@ -22,6 +23,7 @@ struct pf_arg {
 static void *pf_main(void *p)
 {
     struct pf_arg *a = p;
+    topo_pin_self(a->i); /* where worker i will run: its first touches land there */
     mem_thread_init();
     a->fn(a->i, a->arg);
     /* relaxed: only tells the main thread when to stop polling; pthread_join orders the

@@ -13,6 +13,7 @@
 #include "cc/clock.h"
 #include "storage/index.h"
 #include "storage/mem.h"
+#include "storage/topology.h"
 
 
 static void cpu_model(char *buf, size_t n)
@@ -124,18 +125,24 @@ static void write_json(FILE *f, const struct report_in *in)
     series_json(f, &r->series);
     fprintf(f, "\"config\":{\"compile\":{\"variant\":\"%s\",\"algorithm\":\"%s\","
                "\"variant_flags\":\"%s\",\"cc_meta_size\":%d,\"max_threads\":%d,"
-               "\"index\":\"%s\",\"stats\":%d,\"arena_chunk_bytes\":%d,\"wait_spins\":%d},"
+               "\"index\":\"%s\",\"stats\":%d,\"arena_chunk_bytes\":%d,\"wait_spin_ns\":%d,"
+               "\"wait_park_spin_ns\":%d,\"wait_park_ns\":%d,\"wait_sleep_ns\":%d},"
                "\"run\":{",
             build_variant, cc_alg_name, build_variant_flags, CC_META_SIZE, MAX_THREADS,
-            idx_hash_kind(), STATS_ENABLED, ARENA_CHUNK_BYTES, WAIT_SPINS);
+            idx_hash_kind(), STATS_ENABLED, ARENA_CHUNK_BYTES, WAIT_SPIN_NS, WAIT_PARK_SPIN_NS,
+            WAIT_PARK_NS, WAIT_SLEEP_NS);
     options_json(in->o, f);
     fputs("}},\"data\":{", f);
     if (in->w->json)
         in->w->json(in->o, f);
     fputs("},\"machine\":{\"cpu_model\":", f);
     json_string(f, cpu);
-    fprintf(f, ",\"cores\":%ld,\"cpus_allowed\":%d,\"numa_nodes\":%d,\"tsc_hz\":%.0f},",
-            sysconf(_SC_NPROCESSORS_ONLN), r->ncpus, mem_numa_nodes(), clock_ticks_per_s);
+    fprintf(f, ",\"cores\":%ld,\"cpus_allowed\":%d,\"physical_cores_allowed\":%d,"
+               "\"numa_nodes\":%d,\"tsc_hz\":%.0f},\"pin_plan\":",
+            sysconf(_SC_NPROCESSORS_ONLN), r->ncpus, topo_ncores(), mem_numa_nodes(),
+            clock_ticks_per_s);
+    topo_plan_json(f);
+    fputc(',', f);
     fprintf(f,
             "\"oversubscribed\":%s,\"load_s\":%.3f,\"gen_s\":%.3f,\"overrun_s\":%.3f,"
             "\"git_rev\":\"%s\",",

@@ -52,9 +52,6 @@ struct bb_thread {
     struct lq_txn x;
 };
 
-/* relaxed: only uniqueness and monotonicity of the values matter */
-static _Atomic uint64_t next_ts = 1;
-
 static inline struct lq_rlock *lock_of(struct row *r)
 {
     return (struct lq_rlock *)(void *)r->cc;
@@ -90,7 +87,7 @@ void cc_begin(struct txn *t, bool retry)
 {
     struct bb_thread *p = t->cc;
     if (!retry)
-        p->x.ts = atomic_fetch_add_explicit(&next_ts, 1, memory_order_relaxed);
+        p->x.ts = txn_priority_ts(t);
     p->x.id = t->id;
     /* relaxed: no request of this thread is linked anywhere now (rules 5 and 10) */
     atomic_store_explicit(&p->x.state, LQ_RUNNING, memory_order_relaxed);
@@ -187,7 +184,7 @@ enum rc cc_commit(struct txn *t)
 {
     struct bb_thread *p = t->cc;
     uint64_t s = txn_timer_start();
-    unsigned rounds = 0;
+    struct waiter wt = WAITER(WAIT_WOKEN); /* the last lq_bb_leave_unlatch */
     bool stopped = false;
     /* acquire: pairs with the release decrement of lq_bb_leave_unlatch (rule 8) */
     while (atomic_load_explicit(&p->x.ndeps, memory_order_acquire) != 0 &&
@@ -195,11 +192,11 @@ enum rc cc_commit(struct txn *t)
            false &&
 #endif
            check_state(t) == RC_OK && !(stopped = wait_stopped())) {
-        if (!rounds)
+        if (!wt.rounds)
             wait_note(WAIT_DEPS, NULL, -1);
-        wait_round(&rounds);
+        wait_round(&wt);
     }
-    if (rounds)
+    if (wt.rounds)
         wait_end();
     txn_precommit_done(t, s);
     if (stopped) /* the run is over: abort (cascading) as a wounded one would */

@@ -2,6 +2,9 @@
 #include "cc/clock.h"
 
 double clock_ticks_per_s = 1e9;
+uint64_t clock_ticks_base;
+
+__attribute__((constructor)) static void clock_base_init(void) { clock_ticks_base = clock_ticks(); }
 
 void clock_calibrate(void)
 {

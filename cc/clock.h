@@ -35,6 +35,9 @@ static inline uint64_t clock_now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* clock_ticks() when the process started (timestamps count from it, so they stay small). */
+extern uint64_t clock_ticks_base;
+
 /* Ticks per second, measured once by clock_calibrate (about 50 ms). */
 extern double clock_ticks_per_s;
 void clock_calibrate(void);

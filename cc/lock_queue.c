@@ -26,11 +26,11 @@
 
 uint64_t lq_latch_wait(struct lq_lock *l)
 {
-    unsigned rounds = 0;
+    struct waiter wt = WAITER_LATCH;
     uint64_t w = atomic_load_explicit(&l->word, memory_order_relaxed);
     for (;;) {
         if (w & LQ_LATCH) {
-            wait_round(&rounds);
+            wait_round(&wt);
             w = atomic_load_explicit(&l->word, memory_order_relaxed);
             /* acquire: pairs with the release store of lq_unlatch */
         } else if (atomic_compare_exchange_weak_explicit(&l->word, &w, w | LQ_LATCH,
@@ -123,6 +123,7 @@ static inline uint64_t grant_x(struct lq_lock *l, uint64_t w, struct lq_rlock *r
         /* release: pairs with the acquire poll in lq_wait (the row's data, as published
          * to this latch by the previous holders) */
         atomic_store_explicit(&h->granted, 1, memory_order_release);
+        wait_wake(h->txn->thread);
     }
     return w;
 }
@@ -208,14 +209,14 @@ enum lq_rc lq_enqueue(struct lq_lock *l, struct lq_req *r, bool upgrade, uint64_
 
 bool lq_wait(struct lq_req *r, const _Atomic uint32_t *watch)
 {
-    unsigned rounds = 0;
+    struct waiter wt = WAITER(WAIT_WOKEN); /* by grant_x, lq_wound, lq_cascade */
     /* acquire: pairs with the release store in grant() */
     while (!atomic_load_explicit(&r->granted, memory_order_acquire)) {
         /* relaxed: pairs with the CAS of lq_wound / lq_cascade; only the flag is read */
         uint32_t s = watch ? atomic_load_explicit(watch, memory_order_relaxed) : LQ_RUNNING;
         if (s == LQ_WOUNDED || s == LQ_CASCADED || wait_stopped())
             return false;
-        wait_round(&rounds);
+        wait_round(&wt);
     }
     return true;
 }
@@ -295,16 +296,16 @@ void lq_bb_abort_mark(struct lq_rlock *rl, struct lq_req *r)
 uint64_t lq_bb_latch_alone(struct lq_rlock *rl, struct lq_req *r, const void *row)
 {
     struct lq_lock *l = &rl->q;
-    unsigned rounds = 0;
+    struct waiter wt = WAITER(WAIT_BLIND);
     uint64_t w = lq_latch(l);
     while (r->retired && (r != rl->rtail || l->owners)) {
-        if (!rounds) /* no give-up on stop: those behind are aborting too (rule 9) */
+        if (!wt.rounds) /* no give-up on stop: those behind are aborting too (rule 9) */
             wait_note(WAIT_ABORT, row, (r != rl->rtail ? rl->rtail : l->owners)->txn->thread);
         lq_unlatch(l, w);
-        wait_round(&rounds);
+        wait_round(&wt);
         w = lq_latch(l);
     }
-    if (rounds)
+    if (wt.rounds)
         wait_end();
     return w;
 }
@@ -335,7 +336,8 @@ void lq_bb_leave_unlatch(struct lq_rlock *rl, struct lq_req *r, uint64_t w)
                     q->has_dep = 0;
                     /* release: pairs with the acquire load of ndeps at commit (this
                      * transaction's commit happens before the dependant's) */
-                    atomic_fetch_sub_explicit(&q->txn->ndeps, 1, memory_order_release);
+                    if (atomic_fetch_sub_explicit(&q->txn->ndeps, 1, memory_order_release) == 1)
+                        wait_wake(q->txn->thread); /* its commit waits for ndeps == 0 */
                 }
         }
     }

@@ -13,8 +13,9 @@
  *           every waiter behind it waits for it anyway).
  *
  * Two ways to use the word:
- *  - Lock-free (NO_WAIT: nobody needs to know who holds a lock): lq_try_sh/ex/upgrade
- *    CAS the word, lq_free_sh/ex release it. LATCH is never set and the lists stay empty.
+ *  - Lock-free (NO_WAIT: nobody needs to know who holds a lock): lq_try_sh adds to the
+ *    word, lq_try_ex/upgrade CAS it, lq_free_sh/ex subtract. LATCH is never set and the
+ *    lists stay empty.
  *  - Queued (the waiting policies: they need the holders' identities and timestamps):
  *    every acquire and release takes the latch (a CAS), changes the lists and the
  *    counts, and stores the new word with the latch clear (release). Uncontended, that is
@@ -131,15 +132,16 @@ static inline bool lq_try_sh(struct lq_lock *l)
 #ifdef MUTANT_TWOPL_NO_READ_LOCK /* mutant: NO_WAIT reads take no lock (and free none) */
     return true;
 #endif
-    uint64_t w = atomic_load_explicit(&l->word, memory_order_relaxed);
-    do {
-        if (w & (LQ_EX | LQ_LATCH))
-            return false;
-        /* acquire: pairs with the release in lq_free_ex (data of the last writer) */
-    } while (!atomic_compare_exchange_weak_explicit(&l->word, &w, w + LQ_SH_ONE,
-                                                    memory_order_acquire,
-                                                    memory_order_relaxed));
-    return true;
+    /* One fetch-add, no CAS loop (readers of a hot row do not retry against each other).
+     * A reader that finds the lock exclusive takes its count back; meanwhile the count is
+     * off by one, which only makes an lq_try_ex / lq_try_upgrade fail (so lq_free_ex
+     * subtracts LQ_EX rather than storing 0). acquire: pairs with the release in
+     * lq_free_ex (data of the last writer). */
+    uint64_t w = atomic_fetch_add_explicit(&l->word, LQ_SH_ONE, memory_order_acquire);
+    if (!(w & (LQ_EX | LQ_LATCH)))
+        return true;
+    atomic_fetch_sub_explicit(&l->word, LQ_SH_ONE, memory_order_relaxed);
+    return false;
 }
 
 static inline bool lq_try_ex(struct lq_lock *l)
@@ -173,10 +175,10 @@ static inline void lq_free_sh(struct lq_lock *l)
 
 static inline void lq_free_ex(struct lq_lock *l)
 {
-    /* Only the exclusive holder writes the word while LQ_EX is set (every other CAS
-     * expects it clear), so a plain store frees it. release: pairs with the acquire CAS
-     * of the next holder (lq_try_sh/ex). */
-    atomic_store_explicit(&l->word, 0, memory_order_release);
+    /* A subtraction, not a store of 0: readers that failed may still have their count
+     * in the word (lq_try_sh). release: pairs with the acquire of the next holder
+     * (lq_try_sh/ex). */
+    atomic_fetch_sub_explicit(&l->word, LQ_EX, memory_order_release);
 }
 
 /* ---- queued use (the waiting policies) ---- */
@@ -201,6 +203,7 @@ static inline void lq_unlatch(struct lq_lock *l, uint64_t w)
 {
     /* release: pairs with the acquire CAS of the next lq_latch */
     atomic_store_explicit(&l->word, w, memory_order_release);
+    wait_wake_flush(); /* grants, wounds and cascades made under the latch */
 }
 
 static inline void lq_owner_link(struct lq_lock *l, struct lq_req *r)
@@ -309,8 +312,9 @@ static inline void lq_wound(struct lq_txn *x)
 {
     uint32_t s = LQ_RUNNING;
     /* relaxed: the victim only polls the flag; what it protects is ordered by latches */
-    atomic_compare_exchange_strong_explicit(&x->state, &s, LQ_WOUNDED, memory_order_relaxed,
-                                            memory_order_relaxed);
+    if (atomic_compare_exchange_strong_explicit(&x->state, &s, LQ_WOUNDED,
+                                                memory_order_relaxed, memory_order_relaxed))
+        wait_wake(x->thread); /* it may park in a lock wait it must now leave */
 }
 
 /* Bamboo: the same for a cascading abort (rule 10). */
@@ -318,8 +322,9 @@ static inline void lq_cascade(struct lq_txn *x)
 {
     uint32_t s = LQ_RUNNING;
     /* relaxed: as lq_wound */
-    atomic_compare_exchange_strong_explicit(&x->state, &s, LQ_CASCADED, memory_order_relaxed,
-                                            memory_order_relaxed);
+    if (atomic_compare_exchange_strong_explicit(&x->state, &s, LQ_CASCADED,
+                                                memory_order_relaxed, memory_order_relaxed))
+        wait_wake(x->thread);
 }
 
 /* ---- Bamboo: the retired list (rules 6-10) ---- */

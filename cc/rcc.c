@@ -140,7 +140,6 @@ struct rcc_thread {
 
 static struct rcc_thread *thr;
 static int nthreads;
-static _Atomic uint64_t next_ts = 1; /* relaxed: only uniqueness and order matter */
 
 static inline int thread_of(uint64_t id) { return (int)(id >> 40) - 1; }
 static inline struct rcc_row *rrow(struct row *r) { return (struct rcc_row *)(void *)r->cc; }
@@ -153,7 +152,7 @@ static inline struct rcc_entry *ent(const struct access *a)
 
 static inline void latch(struct rcc_row *m)
 {
-    unsigned rounds = 0;
+    struct waiter wt = WAITER_LATCH;
     for (;;) {
         uint32_t z = 0;
         /* acquire: pairs with unlatch's release store */
@@ -161,20 +160,21 @@ static inline void latch(struct rcc_row *m)
             atomic_compare_exchange_weak_explicit(&m->latch, &z, 1, memory_order_acquire,
                                                   memory_order_relaxed))
             return;
-        wait_round(&rounds);
+        wait_round(&wt);
     }
 }
 
 static inline void unlatch(struct rcc_row *m)
 {
     atomic_store_explicit(&m->latch, 0, memory_order_release); /* pairs with latch */
+    wait_wake_flush(); /* kills made under the latch */
 }
 
 /* Consistent copy of the committed row without the latch (RC/RR plain reads). */
 static void read_committed(struct row *r, unsigned char *dst, uint32_t size)
 {
     struct rcc_row *m = rrow(r);
-    unsigned rounds = 0;
+    struct waiter wt = WAITER_LATCH;
     for (;;) {
         /* acquire: pairs with install_end's release store */
         uint64_t v = atomic_load_explicit(&m->version, memory_order_acquire);
@@ -189,7 +189,7 @@ static void read_committed(struct row *r, unsigned char *dst, uint32_t size)
             if (atomic_load_explicit(&m->version, memory_order_relaxed) == v)
                 return;
         }
-        wait_round(&rounds);
+        wait_round(&wt);
     }
 }
 
@@ -278,8 +278,10 @@ static bool kill(uint64_t victim, int why)
         if ((w >> 2 & 3) != PH_RUNNING)
             return (w >> 2 & 3) == PH_KILLED;
         /* seq_cst: pairs with the victim's loads of its word (killed_reason) */
-        if (atomic_compare_exchange_weak(&v->word, &w, victim << 4 | PH_KILLED << 2 | why))
+        if (atomic_compare_exchange_weak(&v->word, &w, victim << 4 | PH_KILLED << 2 | why)) {
+            wait_wake(thread_of(victim)); /* it may park in a wait it must now leave */
             return true;
+        }
     }
     return false;
 }
@@ -392,7 +394,7 @@ void cc_begin(struct txn *t, bool retry)
 {
     struct rcc_thread *p = t->cc;
     if (RCC_DEADLOCK == RCC_DL_WOUND && !retry)
-        p->ts = atomic_fetch_add_explicit(&next_ts, 1, memory_order_relaxed);
+        p->ts = txn_priority_ts(t);
     for (int i = 0; i < p->ndeps; i++)
         p->dep_of[p->deps[i]] = 0;
     p->ndeps = 0;
@@ -419,6 +421,7 @@ static void seal_open(struct txn *t)
     e->snap = snap;
     e->flags &= ~(uint32_t)ENT_OPEN;
     unlatch(m);
+    wait_wake_watchers(); /* append waiters on this entry */
 }
 
 /* The workload will not touch a->row again (txn_last_access): the speculative unlock
@@ -475,7 +478,7 @@ static enum rc append(struct txn *t, struct access *a, enum access_type type)
     colmask_t cols = access_cols(t, r);
     unsigned char *img = txn_alloc(t, s->data_size);
     struct rcc_entry *e = txn_alloc(t, sizeof(*e));
-    unsigned rounds = 0;
+    struct waiter wt = WAITER(WAIT_BLIND); /* on: the entry's owner, once known */
     uint64_t wait_start = 0;
     for (;;) {
         latch(m);
@@ -512,7 +515,8 @@ static enum rc append(struct txn *t, struct access *a, enum access_type type)
             wait_done(t, wait_start, type);
             return txn_fail(t, why);
         }
-        wait_round(&rounds);
+        wt.on = thread_of(holder); /* it wakes its watchers when it seals or ends */
+        wait_round(&wt);
     }
     /* latched: build the image from the committed row and the chain */
     int nnew = 0;
@@ -649,18 +653,18 @@ static enum rc precommit(struct txn *t)
     bool stopped = false;
     for (int i = 0; i < p->ndeps && !stopped; i++) {
         uint64_t id = p->dep_of[p->deps[i]];
-        unsigned rounds = 0;
+        struct waiter wt = WAITER(thread_of(id)); /* it wakes its watchers at its end */
 #ifdef MUTANT_RCC_NO_PRECOMMIT_WAIT /* mutant: commit before the predecessors */
         break;
 #endif
         while (!is_done(id)) {
             if (killed_reason(t) != AR_COUNT || (stopped = wait_stopped()))
                 break;
-            if (!rounds)
+            if (!wt.rounds)
                 wait_note(WAIT_PRECOMMIT, NULL, thread_of(id));
-            wait_round(&rounds);
+            wait_round(&wt);
         }
-        if (rounds)
+        if (wt.rounds)
             wait_end();
     }
     txn_precommit_done(t, s);

@@ -47,6 +47,7 @@
 #include <time.h>
 
 #include "cc/txn.h"
+#include "storage/topology.h"
 #include "storage/wait.h"
 
 const char cc_alg_name[] = "SILO";
@@ -77,6 +78,7 @@ static pthread_t epoch_thread;
 static void *epoch_main(void *arg)
 {
     (void)arg;
+    topo_pin_helper();
     struct timespec ts = {0, SILO_EPOCH_MS * 1000000L};
     while (!atomic_load(&epoch_stop)) {
         nanosleep(&ts, NULL);
@@ -132,7 +134,7 @@ enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
     uint32_t size = r->table->schema.data_size;
     a->data = txn_alloc(t, size);
     _Atomic uint64_t *w = row_tid(r);
-    unsigned rounds = 0;
+    struct waiter wt = WAITER_LATCH;
     uint64_t v;
     for (;;) {
         /* acquire: pairs with the release store of the TID in Phase 3 / cc_abort, so the
@@ -147,7 +149,7 @@ enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
             if (atomic_load_explicit(w, memory_order_relaxed) == v)
                 break;
         }
-        wait_round(&rounds);
+        wait_round(&wt);
     }
     a->cc_a = v;
     return RC_OK;

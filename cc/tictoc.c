@@ -109,7 +109,7 @@ enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
     uint32_t size = r->table->schema.data_size;
     a->data = txn_alloc(t, size);
     _Atomic uint64_t *w = row_word(r);
-    unsigned rounds = 0;
+    struct waiter wt = WAITER_LATCH;
     uint64_t v;
     for (;;) {
         /* acquire: pairs with the release store of the word in Step 4 / cc_abort, so
@@ -125,7 +125,7 @@ enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
             if ((v & (TS_LOCK | WTS_MASK)) == w_wts(v1))
                 break;
         }
-        wait_round(&rounds);
+        wait_round(&wt);
     }
     a->cc_a = w_wts(v);
     a->cc_b = w_rts(v);

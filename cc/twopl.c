@@ -71,8 +71,6 @@ struct tp_thread {
     uint64_t *blk; /* DL_DETECT: the attempts a waiter waits for */
 };
 
-/* relaxed: only uniqueness and monotonicity of the values matter */
-static _Atomic uint64_t next_ts = 1;
 static int nthreads;
 
 static inline struct lq_lock *lock_of(struct row *r) { return (struct lq_lock *)(void *)r->cc; }
@@ -121,7 +119,7 @@ void cc_begin(struct txn *t, bool retry)
 {
     struct tp_thread *p = t->cc;
     if (USES_TS && !retry)
-        p->x.ts = atomic_fetch_add_explicit(&next_ts, 1, memory_order_relaxed);
+        p->x.ts = txn_priority_ts(t);
     p->x.id = t->id;
     /* relaxed: no request of this thread is linked anywhere now, so no wounder can touch
      * the state; every wound of the last attempt happened before its releases, which

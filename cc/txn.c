@@ -8,6 +8,7 @@
 
 #include "storage/index.h"
 #include "storage/mem.h"
+#include "storage/wait.h"
 
 #define ACC_INITIAL_CAP 64
 /* the per-access path is small: inlined whole into each API function */
@@ -538,6 +539,7 @@ enum rc txn_commit(struct txn *t)
     t->a_commit += end - start;
     if (rc != RC_OK)
         return mark_abort(t);
+    wait_wake_watchers(); /* threads that wait for this transaction's end */
     if (t->hist)
         hist_txn_times(t->hist, t->hist_begin, clock_now_ns());
     if (t->ndropped)
@@ -561,6 +563,7 @@ enum rc txn_commit(struct txn *t)
 void txn_abort(struct txn *t)
 {
     cc_abort(t);
+    wait_wake_watchers();
     if (t->npublish)
         free_inserted(t, false);
     if (t->hist)

@@ -24,6 +24,7 @@
 
 #include "cc/arena.h"
 #include "cc/cc.h"
+#include "cc/clock.h"
 #include "cc/history.h"
 #include "storage/table.h"
 
@@ -61,6 +62,7 @@ struct txn {
     uint64_t id;               /* this attempt's unique id: (thread + 1) << 40 | counter */
     uint64_t counter;          /* also numbers --verify's version ids (cc/history.h) */
     uint64_t ts;               /* algorithm-owned timestamp */
+    uint64_t prio_last;        /* the last txn_priority_ts */
     uint64_t lookups;          /* index look-ups so far (index-time sampling) */
     colmask_t req_cols;        /* columns of the access cc_access is asked for: the read
                                 * set of a read (for update), the written column of a
@@ -83,6 +85,28 @@ struct txn {
     uint64_t a_ww_wait; /* the part of a_wait spent waiting for write access */
     struct txn_stats st;
 };
+
+/* Low bits of a priority timestamp that hold the thread id. */
+#define PRIO_THREAD_BITS 12
+_Static_assert(MAX_THREADS <= 1 << PRIO_THREAD_BITS, "thread ids must fit PRIO_THREAD_BITS");
+
+/* A priority timestamp (wait-die, wound-wait, Bamboo, RCC-W: smaller = older) taken
+ * with no shared write: ticks since the process started, shifted, with the thread id in
+ * the low bits. Unique (the thread bits); increasing per thread (at least one tick after
+ * the thread's last); and across threads ordered by when they were taken, since the
+ * time-stamp counter is invariant and synchronised across cores on the machines we
+ * target. So a transaction that keeps its timestamp over retries becomes, in time, the
+ * oldest one running (no starvation), as with a global counter. 2^52 ticks: 17 days at
+ * 3 GHz before it would wrap. */
+static inline uint64_t txn_priority_ts(struct txn *t)
+{
+    uint64_t ts = (clock_ticks() - clock_ticks_base) << PRIO_THREAD_BITS |
+                  (uint64_t)t->thread_id;
+    if (ts <= t->prio_last)
+        ts = t->prio_last + (1u << PRIO_THREAD_BITS);
+    t->prio_last = ts;
+    return ts;
+}
 
 /* Allocates n bytes in the transaction's log area (16-byte aligned). */
 static inline void *txn_alloc(struct txn *t, size_t n) { return arena_alloc(&t->arena, n); }

@@ -43,19 +43,28 @@
 /* Maximum number of columns in a table (column sets are 64-bit masks). */
 #define MAX_COLUMNS 64
 
-/* Waiting (storage/wait.h): rounds a waiter spins with a pause, then rounds it yields the
- * CPU, then the nanoseconds it sleeps per further round. */
-#ifndef WAIT_SPINS
-#define WAIT_SPINS 1024
+/* Waiting (storage/wait.h). With no more threads than CPUs a waiter spins (pause) for
+ * WAIT_SPIN_NS, then yields the CPU each round; it never sleeps. With more threads than
+ * CPUs it spins WAIT_PARK_SPIN_NS, then parks on a futex until its waker wakes it (at
+ * most WAIT_PARK_NS per park, a safety net), or, where nobody knows it waits (a latch),
+ * sleeps WAIT_SLEEP_NS per round. */
+#ifndef WAIT_SPIN_NS
+#define WAIT_SPIN_NS 100000
 #endif
-#ifndef WAIT_YIELDS
-#define WAIT_YIELDS 64
+#ifndef WAIT_PARK_SPIN_NS
+#define WAIT_PARK_SPIN_NS 10000
+#endif
+#ifndef WAIT_PARK_NS
+#define WAIT_PARK_NS 1000000
 #endif
 #ifndef WAIT_SLEEP_NS
 #define WAIT_SLEEP_NS 20000
 #endif
-#if WAIT_SLEEP_NS < 1 || WAIT_SLEEP_NS > 999999999
-#error "WAIT_SLEEP_NS must be in [1, 999999999]"
+#if WAIT_SPIN_NS < 0 || WAIT_PARK_SPIN_NS < 0
+#error "WAIT_SPIN_NS and WAIT_PARK_SPIN_NS must be >= 0"
+#endif
+#if WAIT_SLEEP_NS < 1 || WAIT_SLEEP_NS > 999999999 || WAIT_PARK_NS < 1 || WAIT_PARK_NS > 999999999
+#error "WAIT_SLEEP_NS and WAIT_PARK_NS must be in [1, 999999999]"
 #endif
 
 #define CACHE_LINE 64

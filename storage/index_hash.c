@@ -226,7 +226,7 @@ static __attribute__((noinline)) struct row *idx_get_contended(struct idx_table 
                                                                uint64_t hv, uint64_t key)
 {
     struct row *row;
-    unsigned rounds = 0;
+    struct waiter wt = WAITER_LATCH;
     for (;;) {
         int st = idx_try_get(&tb->buckets[hv & tb->mask], key, &row);
         if (st == 0)
@@ -234,7 +234,7 @@ static __attribute__((noinline)) struct row *idx_get_contended(struct idx_table 
         if (st == 2)
             tb = idx_next(tb);
         else
-            wait_round(&rounds);
+            wait_round(&wt);
     }
 }
 
@@ -264,7 +264,7 @@ static struct idx_bucket *idx_bucket_lock(struct idx_hash *h, uint64_t hv,
                                           struct idx_table **tbp, uint64_t *locked)
 {
     struct idx_table *tb = idx_cur(h);
-    unsigned rounds = 0;
+    struct waiter wt = WAITER_LATCH;
     for (;;) {
         struct idx_bucket *head = &tb->buckets[hv & tb->mask];
         /* acquire on MOVED (see idx_try_get); else only a hint, the CAS below decides */
@@ -278,7 +278,7 @@ static struct idx_bucket *idx_bucket_lock(struct idx_hash *h, uint64_t hv,
             *locked = seq + 1;
             return head;
         }
-        wait_round(&rounds);
+        wait_round(&wt);
     }
 }
 
@@ -355,10 +355,10 @@ static void idx_chain_append(struct idx_bucket *head, uint64_t key, struct row *
 static void idx_move_bucket(struct idx_table *tb, struct idx_table *nt, size_t i)
 {
     struct idx_bucket *head = &tb->buckets[i];
-    unsigned rounds = 0;
+    struct waiter wt = WAITER_LATCH;
     /* relaxed: a hint, the CAS decides (an old bucket is never MOVED before its mover) */
     while (!idx_try_lock(head, atomic_load_explicit(&head->seq, memory_order_relaxed)))
-        wait_round(&rounds);
+        wait_round(&wt);
     for (struct idx_bucket *b = head; b != NULL;
          b = atomic_load_explicit(&b->next, memory_order_relaxed))
         for (int k = 0; k < BUCKET_SLOTS; k++) {

@@ -1,5 +1,6 @@
 /* The memory module (see mem.h): jemalloc for all allocation, libnuma for placement. */
 #include "storage/mem.h"
+#include "storage/topology.h"
 
 #include <numa.h>
 #include <stdio.h>
@@ -97,12 +98,24 @@ void *mem_alloc_shared(size_t size)
     size = (size + 4095) & ~(size_t)4095;
     /* MALLOCX_ZERO on a large size maps fresh zero pages without touching them, so the
      * interleave policy set next still decides where each page lands on first touch (the
-     * parallel loaders), spreading the table over all nodes. */
+     * parallel loaders), spreading the table over the nodes the run's threads are pinned
+     * to (all nodes when they are not pinned). */
     void *p = mallocx(size, MALLOCX_ALIGN(4096) | MALLOCX_ZERO);
     if (!p)
         mem_die_oom("mem_alloc_shared", size);
-    if (numa_nodes > 1)
-        numa_interleave_memory(p, size, numa_all_nodes_ptr);
+    if (numa_nodes > 1) {
+        unsigned long long m = topo_plan_nodes();
+        if (m) {
+            struct bitmask *b = numa_bitmask_alloc((unsigned)numa_max_possible_node() + 1);
+            for (unsigned k = 0; k < 64; k++)
+                if (m >> k & 1)
+                    numa_bitmask_setbit(b, k);
+            numa_interleave_memory(p, size, b);
+            numa_bitmask_free(b);
+        } else {
+            numa_interleave_memory(p, size, numa_all_nodes_ptr);
+        }
+    }
     /* Transparent huge pages where the kernel gives them on request (the common
      * "madvise" setting): random row and bucket accesses over gigabytes miss the TLB far
      * less. Only a hint: without THP the pages stay 4 KiB. */

@@ -1,8 +1,35 @@
-/* Waiting policy shared by every algorithm that waits (locks, dependencies, latches):
- * spin with a pause for WAIT_SPINS rounds, then yield the CPU for WAIT_YIELDS rounds, then
- * sleep WAIT_SLEEP_NS per round. Runs with more threads than cores keep making progress:
- * a long waiter leaves the run queue, so the (possibly preempted) transaction it waits
- * for gets the CPU instead of sharing it with spinning and yielding waiters.
+/* Waiting, shared by every algorithm that waits (locks, dependencies, latches).
+ *
+ * Two modes, chosen by the driver for a run (wait_set_parking) and fixed during it:
+ *  - spin (no more threads than CPUs, the default): a waiter pauses in a loop for
+ *    WAIT_SPIN_NS, then yields the CPU every round. It never sleeps: the thread it waits
+ *    for has a core of its own, and a hand-off costs no wake-up.
+ *  - park (more threads than CPUs): a waiter spins WAIT_PARK_SPIN_NS, then leaves the run
+ *    queue (futex) so the threads it waits for get the CPU, and is woken by whoever ends
+ *    its wait. How it is woken is said when the wait starts (struct waiter's `on`):
+ *      WAIT_WOKEN  the waker knows the waiter (a lock grant, a wound, a cascade, the
+ *                  last commit dependency) and calls wait_wake(thread);
+ *      a thread    the wait ends when that thread's transaction ends (or, RCC, seals an
+ *                  entry): the waiter registers in that thread's `watchers` and the
+ *                  thread calls wait_wake_watchers() then;
+ *      WAIT_BLIND  nobody knows (latches, seqlocks): it sleeps WAIT_SLEEP_NS per round
+ *                  (a latch waiter first yields for 25 x WAIT_PARK_SPIN_NS: its holder
+ *                  is runnable).
+ *    A parked waiter also wakes after WAIT_PARK_NS (a safety net: a missed wake-up costs
+ *    time, never progress). Latch waits (WAITER_LATCH) back off exponentially while they
+ *    spin, in both modes, so a contended latch line is not hammered.
+ *
+ * No lost wake-ups (park mode). Each record has a futex word `wake`, bumped by every
+ * wake-up of its thread. A waiter reads it (acquire) at the end of every round, before
+ * the caller checks its condition again, and parks only while it still has that value;
+ * a waker changes the condition (release), then bumps `wake` (seq_cst RMW) and calls
+ * futex_wake only if the waiter said it parks (`parked`, seq_cst store before the
+ * futex_wait): either the waiter's re-read sees the bump (and so the condition), or the
+ * kernel's check does, or the waker sees `parked`. A registered waiter sets its bit in
+ * the watched thread's `watchers` (seq_cst RMW) one round before it parks, so the
+ * caller re-checks the condition after registering; the watched thread changes the
+ * condition, then a seq_cst fence, then reads `watchers`: either it sees the bit, or the
+ * waiter's re-check sees the change.
  *
  * Two things every long wait (a lock queue, commit dependencies, RCC's pre-commit and
  * append waits) does besides, both only on its slow path:
@@ -13,11 +40,11 @@
  *    of waiters are. Waits that complete an abort (Bamboo's undo order) do not give up:
  *    they wait only for transactions that are aborting too.
  *
- * Wait records: one per worker thread, in a cache line of its own, written only by its
- * thread (wait_self points to it; threads that are no workers share a record nobody
- * reads). Every field is stored and loaded relaxed: the record is a diagnostic snapshot,
- * read by the watchdog only when the run has stalled (then nothing changes); nothing is
- * published with it. */
+ * Wait records: one per worker thread (wait_register), written only by its thread except
+ * `wake` (wakers) and `watchers` (registering waiters, in a line of its own); threads that
+ * are no workers share a record nobody reads or wakes. kind, holder and row are stored
+ * and loaded relaxed: a diagnostic snapshot, read by the watchdog only when the run has
+ * stalled (then nothing changes); nothing is published with them. */
 #ifndef STORAGE_WAIT_H
 #define STORAGE_WAIT_H
 
@@ -28,6 +55,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "cc/clock.h"
 #include "config/config.h"
 
 static inline void cpu_relax(void)
@@ -39,17 +67,101 @@ static inline void cpu_relax(void)
 #endif
 }
 
-/* One round of waiting; `*rounds` starts at 0 for each wait. */
-static inline void wait_round(unsigned *rounds)
+#define WAIT_WATCH_WORDS ((MAX_THREADS + 63) / 64)
+
+struct wait_rec {
+    alignas(CACHE_LINE) _Atomic uint32_t kind; /* enum wait_kind */
+    _Atomic int32_t holder;     /* thread it waits for, -1: unknown */
+    _Atomic uintptr_t row;      /* struct row * it waits on, 0: none */
+    _Atomic uint32_t wake;      /* futex word: bumped by each wake-up of this thread */
+    _Atomic uint32_t parked;    /* 1 while the thread parks (or is about to) on `wake` */
+    /* threads to wake when this thread's transaction ends (bit per thread) */
+    alignas(CACHE_LINE) _Atomic uint64_t watchers[WAIT_WATCH_WORDS];
+};
+
+/* This thread's record and worker id (-1: no worker). */
+extern _Thread_local struct wait_rec *wait_self;
+extern _Thread_local int wait_self_id;
+/* Set (to true) when the measured window ends; reset before a run starts. */
+extern _Atomic bool wait_stop;
+/* Park mode (see the top); written only while no worker runs. */
+extern bool wait_parking;
+
+/* A worker thread makes rec its record, as thread `id` (its own thread calls it). */
+void wait_register(int id, struct wait_rec *rec);
+/* Forgets worker id's record (after the worker was joined). */
+void wait_unregister(int id);
+/* Chooses the mode for the next run (before its workers start). */
+void wait_set_parking(bool parking);
+
+/* How a wait ends (struct waiter's `on`): a thread id >= 0, or one of these. */
+enum { WAIT_BLIND = -1, WAIT_WOKEN = -2 };
+
+/* One wait in progress: a waiter starts zeroed but for `on` and `latch`, e.g.
+ * struct waiter wt = WAITER(WAIT_WOKEN); while (!cond) wait_round(&wt); */
+struct waiter {
+    unsigned rounds;
+    uint32_t seq;   /* `wake` as read at the end of the last round */
+    uint64_t since; /* clock_ticks() at the first round */
+    int on;
+    bool latch;     /* back off while spinning */
+};
+#define WAITER(on_) ((struct waiter){.on = (on_)})
+#define WAITER_LATCH ((struct waiter){.on = WAIT_BLIND, .latch = true})
+
+/* Ticks of WAIT_SPIN_NS, WAIT_PARK_SPIN_NS (set by wait_set_parking). */
+extern uint64_t wait_spin_ticks, wait_park_spin_ticks;
+
+void wait_park_round(struct waiter *w);
+
+/* One round of waiting: the caller checks its condition again after it. */
+static inline void wait_round(struct waiter *w)
 {
-    unsigned r = (*rounds)++;
-    if (r < WAIT_SPINS) {
-        cpu_relax();
-    } else if (r < WAIT_SPINS + WAIT_YIELDS) {
+    unsigned r = w->rounds++;
+    if (r == 0)
+        w->since = clock_ticks();
+    if (wait_parking) {
+        wait_park_round(w);
+        return;
+    }
+    if (clock_ticks() - w->since >= wait_spin_ticks) {
         sched_yield();
-    } else {
-        struct timespec ts = {0, WAIT_SLEEP_NS};
-        nanosleep(&ts, NULL);
+        return;
+    }
+    unsigned n = w->latch ? 1u << (r < 6 ? r : 6) : 1;
+    for (unsigned i = 0; i < n; i++)
+        cpu_relax();
+}
+
+void wait_wake_later(int thread);
+void wait_wake_flush_slow(void);
+void wait_wake_watchers_slow(void);
+
+/* The condition thread `thread` waits for (WAIT_WOKEN) may have changed: wakes it if it
+ * parks. Call after the change is published. The wake-up is deferred to the caller's next
+ * wait_wake_flush (a futex syscall is not made under a latch): latches that wakers hold
+ * flush when they are released (lq_unlatch, RCC's unlatch), and so does the end of
+ * every transaction (wait_wake_watchers). */
+static inline void wait_wake(int thread)
+{
+    if (wait_parking)
+        wait_wake_later(thread);
+}
+
+/* Makes the deferred wake-ups of this thread (call after releasing a latch). */
+static inline void wait_wake_flush(void)
+{
+    if (wait_parking)
+        wait_wake_flush_slow();
+}
+
+/* This thread's transaction ended (or RCC sealed an entry): wakes the threads that
+ * registered to wait for it. Call after the change is published. */
+static inline void wait_wake_watchers(void)
+{
+    if (wait_parking) {
+        wait_wake_flush_slow();
+        wait_wake_watchers_slow();
     }
 }
 
@@ -69,16 +181,6 @@ enum wait_kind { WAIT_KINDS(WAIT_ENUM_) WAIT_NKINDS };
 #undef WAIT_ENUM_
 
 extern const char *const wait_kind_names[WAIT_NKINDS];
-
-struct wait_rec {
-    alignas(CACHE_LINE) _Atomic uint32_t kind; /* enum wait_kind */
-    _Atomic int32_t holder;     /* thread it waits for, -1: unknown */
-    _Atomic uintptr_t row;      /* struct row * it waits on, 0: none */
-};
-
-extern _Thread_local struct wait_rec *wait_self;
-/* Set (to true) when the measured window ends; reset before a run starts. */
-extern _Atomic bool wait_stop;
 
 /* Starts a long wait of this thread: what for, on which row (NULL: none), held by which
  * thread (-1: unknown). */

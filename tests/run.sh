@@ -43,6 +43,7 @@ run "cli bad input" 120 tests/cli_test.sh build/bin/rundb-no-wait
 echo "== sweep runner and plots"
 run "runner (tests/test_runner.py)" 600 /usr/bin/python3 -m unittest tests/test_runner.py
 run "plots (tests/test_plots.py)" 300 /usr/bin/python3 -m unittest tests/test_plots.py
+run "pin plans (tests/test_pin_plan.py)" 120 /usr/bin/python3 -m unittest tests/test_pin_plan.py
 
 variants=$(awk '!/^#/ && NF {print $1}' config/variants.tsv)
 ycsb_hot="--workload ycsb --theta 0.99 --rows 1000 --read-ratio 0.5 --fields 4 --field-size 16"
