@@ -65,12 +65,15 @@ COMMON_CXXFLAGS := -std=c++17 -Wall -Wextra -Werror -g -I. -pthread
 FLAVOR_CFLAGS_release := -O2 -flto=auto
 FLAVOR_CFLAGS_asan := -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -DMEM_SYSTEM_MALLOC
 FLAVOR_CFLAGS_tsan := -O1 -fsanitize=thread -DMEM_SYSTEM_MALLOC
+FLAVOR_CFLAGS_shw := -O2 -DCOUNT_SHARED_WRITES=1
 FLAVOR_LIBS_release := -ljemalloc
 FLAVOR_LIBS_asan :=
 FLAVOR_LIBS_tsan :=
+FLAVOR_LIBS_shw := -ljemalloc
 FLAVOR_BIN_release := $(B)/bin
 FLAVOR_BIN_asan := $(B)/asan/bin
 FLAVOR_BIN_tsan := $(B)/tsan/bin
+FLAVOR_BIN_shw := $(B)/shw/bin
 
 LIBS := -lnuma -lhwloc -ltbb -lstdc++ -lm
 
@@ -81,7 +84,7 @@ INDEX_SRC_own := storage/index_hash.c
 INDEX_SRC_tbb := storage/index_tbb_hash.cpp
 INDEX_SRCS := $(INDEX_SRC_$(INDEX)) storage/index_tbb_ordered.cpp
 
-.PHONY: all run test bench figures asan tsan unit deps clean mutation
+.PHONY: all run test bench figures asan tsan unit deps clean mutation shared-writes
 all: $(foreach v,$(VARIANTS),$(B)/bin/rundb-$(v))
 
 # Generic code is compiled once per (flavor, CC_META_SIZE): it never depends on the
@@ -124,8 +127,8 @@ $(4)/rundb-$(3): $$(OBJS_$(1)_$(3)) benchmarks/build_info.c $(B)/git-rev
 -include $(patsubst %,$(B)/$(1)/obj/$(3)/%.d,$(call variant_srcs,$(2)))
 endef
 
-$(foreach f,release asan tsan,$(foreach m,$(META_SIZES),$(eval $(call META_RULES,$(f),$(m)))))
-$(foreach f,release asan tsan,$(foreach v,$(VARIANTS),\
+$(foreach f,release asan tsan shw,$(foreach m,$(META_SIZES),$(eval $(call META_RULES,$(f),$(m)))))
+$(foreach f,release asan tsan shw,$(foreach v,$(VARIANTS),\
 	$(eval $(call VARIANT_RULES,$(f),$(v),$(v),$(FLAVOR_BIN_$(f))))))
 $(foreach m,$(MUTANTS),$(eval $(call VARIANT_RULES,release,$(call mutant_base,$(m)),$(m),$(B)/mutants,\
 	$(call mutant_flag,$(m)))))
@@ -202,6 +205,12 @@ mutation:
 	@tests/install_deps.sh && $(MAKE) --no-print-directory -j$(NPROC) \
 		$(foreach m,$(MUTANTS),$(B)/mutants/rundb-$(m)) \
 		$(foreach v,$(MUTANT_BASES),$(B)/bin/rundb-$(v)) && tests/mutation_test.sh
+
+# Shared writes per transaction, per variant, counted by a debug build (storage/
+# shared_writes.h); checks them against README.md's table and the no-global-write rule.
+shared-writes:
+	@tests/install_deps.sh && $(MAKE) --no-print-directory -j$(NPROC) \
+		$(foreach v,$(VARIANTS),$(B)/shw/bin/rundb-$(v)) && /usr/bin/python3 tests/shared_writes.py
 
 # Every spec of experiments/specs at the quick scale, every figure into results/figures.
 figures:

@@ -51,6 +51,7 @@ struct worker {
     struct txn_stats st;
     struct type_result types[MAX_TXN_TYPES];
     struct hist_log *hist;
+    uint64_t shw[SHW_NKINDS]; /* shared writes of the measured window */
     double gen_s;
     /* set (release) when the worker left its loop; the main thread polls it (acquire) */
     _Atomic bool exited;
@@ -174,6 +175,7 @@ static void *worker_main(void *arg)
             measuring = true;
             txn_stats_reset(t);
             memset(wk->types, 0, sizeof(wk->types));
+            shw_take(wk->shw); /* drops the warm-up's */
         }
         const void *q = queries + qi * qsize;
         if (!driver_run_query(wk, t, q, &brng))
@@ -183,6 +185,7 @@ static void *worker_main(void *arg)
     /* release: the main thread joins after seeing it (acquire); it reads the worker's
      * results only after the join */
     atomic_store_explicit(&wk->exited, true, memory_order_release);
+    shw_take(wk->shw);
     wk->st = *txn_stats(t);
     wk->hist = txn_take_history(t);
     cc_thread_fini(t);
@@ -373,6 +376,8 @@ void driver_run(const struct workload *w, const struct options *o, struct run_re
         res->hist = mem_zalloc((size_t)n * sizeof(*res->hist));
     for (int i = 0; i < n; i++) {
         txn_stats_add(&res->total, &wk[i].st);
+        for (int k = 0; k < SHW_NKINDS; k++)
+            res->shared_writes[k] += wk[i].shw[k];
         for (int k = 0; k < w->ntypes; k++) {
             res->types[k].commits += wk[i].types[k].commits;
             res->types[k].aborts += wk[i].types[k].aborts;

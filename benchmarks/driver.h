@@ -7,6 +7,7 @@
 #include "benchmarks/workload.h"
 #include "cc/history.h"
 #include "cc/stats.h"
+#include "storage/shared_writes.h"
 
 struct type_result {
     uint64_t commits, aborts;
@@ -36,6 +37,7 @@ struct run_result {
     struct type_result types[MAX_TXN_TYPES];
     struct hist_log **hist; /* per thread, when verifying (owned by the caller) */
     struct series series;
+    uint64_t shared_writes[SHW_NKINDS]; /* measured window (a COUNT_SHARED_WRITES build) */
 };
 
 void driver_run(const struct workload *w, const struct options *o, struct run_result *res);

@@ -122,6 +122,13 @@ static void write_json(FILE *f, const struct report_in *in)
             (unsigned long long)st->updates, (unsigned long long)st->reupdates,
             st->updates ? (double)st->reupdates / (double)st->updates : 0.0);
     fprintf(f, "\"rows_reused\":%llu,", (unsigned long long)st->rows_reused);
+    if (SHW_ENABLED) { /* storage/shared_writes.h: per committed transaction */
+        fputs("\"shared_writes_per_commit\":{", f);
+        for (int k = 0; k < SHW_NKINDS; k++)
+            fprintf(f, "%s\"%s\":%.3f", k ? "," : "", shw_names[k],
+                    st->commits ? (double)r->shared_writes[k] / (double)st->commits : 0.0);
+        fputs("},", f);
+    }
     series_json(f, &r->series);
     fprintf(f, "\"config\":{\"compile\":{\"variant\":\"%s\",\"algorithm\":\"%s\","
                "\"variant_flags\":\"%s\",\"cc_meta_size\":%d,\"max_threads\":%d,"

@@ -42,6 +42,7 @@
 #include "cc/lock_queue.h"
 #include "cc/txn.h"
 #include "storage/mem.h"
+#include "storage/shared_writes.h"
 
 _Static_assert(sizeof(struct lq_rlock) <= CC_META_SIZE, "CC_META_SIZE too small for Bamboo");
 
@@ -90,7 +91,9 @@ void cc_begin(struct txn *t, bool retry)
         p->x.ts = txn_priority_ts(t);
     p->x.id = t->id;
     /* relaxed: no request of this thread is linked anywhere now (rules 5 and 10) */
+    SHW(SHW_OWN);
     atomic_store_explicit(&p->x.state, LQ_RUNNING, memory_order_relaxed);
+    SHW(SHW_OWN);
     atomic_store_explicit(&p->x.ndeps, 0, memory_order_relaxed);
 }
 
@@ -203,6 +206,7 @@ enum rc cc_commit(struct txn *t)
         return txn_fail(t, AR_STOPPED);
     uint32_t st = LQ_RUNNING;
     /* relaxed: ordered against lq_wound / lq_cascade as RMWs of one location */
+    SHW(SHW_OWN);
     if (!atomic_compare_exchange_strong_explicit(&p->x.state, &st, LQ_COMMITTING,
                                                  memory_order_relaxed, memory_order_relaxed))
         return txn_fail(t, st == LQ_CASCADED ? AR_CASCADE : AR_WOUNDED);

@@ -21,6 +21,7 @@
  *    the edges stay a superset of the real waits for the rest of the wait.
  */
 #include "cc/lock_queue.h"
+#include "storage/shared_writes.h"
 
 #include <stddef.h>
 
@@ -33,7 +34,8 @@ uint64_t lq_latch_wait(struct lq_lock *l)
             wait_round(&wt);
             w = atomic_load_explicit(&l->word, memory_order_relaxed);
             /* acquire: pairs with the release store of lq_unlatch */
-        } else if (atomic_compare_exchange_weak_explicit(&l->word, &w, w | LQ_LATCH,
+        } else if (SHW(SHW_ROW), atomic_compare_exchange_weak_explicit(&l->word, &w,
+                                                                        w | LQ_LATCH,
                                                          memory_order_acquire,
                                                          memory_order_relaxed)) {
             return w;
@@ -84,6 +86,7 @@ static inline void add_dep(const struct lq_rlock *rt, struct lq_req *r)
     if (rt->rhead) {
         r->has_dep = 1;
         /* relaxed: read by the owner only after its grant (acquire) or its own CAS */
+        SHW(SHW_PEER);
         atomic_fetch_add_explicit(&r->txn->ndeps, 1, memory_order_relaxed);
     }
 }
@@ -122,6 +125,7 @@ static inline uint64_t grant_x(struct lq_lock *l, uint64_t w, struct lq_rlock *r
         }
         /* release: pairs with the acquire poll in lq_wait (the row's data, as published
          * to this latch by the previous holders) */
+        SHW(SHW_PEER);
         atomic_store_explicit(&h->granted, 1, memory_order_release);
         wait_wake(h->txn->thread);
     }
@@ -172,6 +176,7 @@ static inline enum lq_rc enqueue_x(struct lq_lock *l, struct lq_req *r, bool upg
     }
     r->upgrading = upgrade;
     /* relaxed: only read by r's owner (lq_wait) or under this latch */
+    SHW(SHW_OWN);
     atomic_store_explicit(&r->granted, 0, memory_order_relaxed);
     waiter_insert_before(l, r, pos);
     if (r == l->whead) {
@@ -336,6 +341,7 @@ void lq_bb_leave_unlatch(struct lq_rlock *rl, struct lq_req *r, uint64_t w)
                     q->has_dep = 0;
                     /* release: pairs with the acquire load of ndeps at commit (this
                      * transaction's commit happens before the dependant's) */
+                    SHW(SHW_PEER);
                     if (atomic_fetch_sub_explicit(&q->txn->ndeps, 1, memory_order_release) == 1)
                         wait_wake(q->txn->thread); /* its commit waits for ndeps == 0 */
                 }

@@ -79,6 +79,7 @@
 #include <stdint.h>
 
 #include "storage/wait.h"
+#include "storage/shared_writes.h"
 
 enum lq_policy { LQ_NO_WAIT, LQ_WAIT_DIE, LQ_WOUND_WAIT, LQ_DL_DETECT, LQ_BAMBOO };
 enum lq_mode { LQ_MODE_SH = 1, LQ_MODE_EX = 2 };
@@ -137,9 +138,11 @@ static inline bool lq_try_sh(struct lq_lock *l)
      * off by one, which only makes an lq_try_ex / lq_try_upgrade fail (so lq_free_ex
      * subtracts LQ_EX rather than storing 0). acquire: pairs with the release in
      * lq_free_ex (data of the last writer). */
+    SHW(SHW_ROW);
     uint64_t w = atomic_fetch_add_explicit(&l->word, LQ_SH_ONE, memory_order_acquire);
     if (!(w & (LQ_EX | LQ_LATCH)))
         return true;
+    SHW(SHW_ROW);
     atomic_fetch_sub_explicit(&l->word, LQ_SH_ONE, memory_order_relaxed);
     return false;
 }
@@ -148,6 +151,7 @@ static inline bool lq_try_ex(struct lq_lock *l)
 {
     uint64_t w = 0;
     /* acquire: pairs with the release in lq_free_ex / lq_free_sh (readers done) */
+    SHW(SHW_ROW);
     return atomic_compare_exchange_strong_explicit(&l->word, &w, LQ_EX, memory_order_acquire,
                                                    memory_order_relaxed);
 }
@@ -160,6 +164,7 @@ static inline bool lq_try_upgrade(struct lq_lock *l)
     w = 0;
 #endif
     /* acquire: pairs with the release in lq_free_sh of the other readers */
+    SHW(SHW_ROW);
     return atomic_compare_exchange_strong_explicit(&l->word, &w, LQ_EX, memory_order_acquire,
                                                    memory_order_relaxed);
 }
@@ -170,6 +175,7 @@ static inline void lq_free_sh(struct lq_lock *l)
     return;
 #endif
     /* release: pairs with the acquire of the next exclusive holder (lq_try_ex/upgrade) */
+    SHW(SHW_ROW);
     atomic_fetch_sub_explicit(&l->word, LQ_SH_ONE, memory_order_release);
 }
 
@@ -178,6 +184,7 @@ static inline void lq_free_ex(struct lq_lock *l)
     /* A subtraction, not a store of 0: readers that failed may still have their count
      * in the word (lq_try_sh). release: pairs with the acquire of the next holder
      * (lq_try_sh/ex). */
+    SHW(SHW_ROW);
     atomic_fetch_sub_explicit(&l->word, LQ_EX, memory_order_release);
 }
 
@@ -191,6 +198,7 @@ static inline uint64_t lq_latch(struct lq_lock *l)
 {
     uint64_t w = atomic_load_explicit(&l->word, memory_order_relaxed);
     /* acquire: pairs with the release store of lq_unlatch (lists, counts, data) */
+    SHW(SHW_ROW);
     if (!(w & LQ_LATCH) &&
         atomic_compare_exchange_weak_explicit(&l->word, &w, w | LQ_LATCH, memory_order_acquire,
                                               memory_order_relaxed))
@@ -202,6 +210,7 @@ static inline uint64_t lq_latch(struct lq_lock *l)
 static inline void lq_unlatch(struct lq_lock *l, uint64_t w)
 {
     /* release: pairs with the acquire CAS of the next lq_latch */
+    SHW(SHW_ROW);
     atomic_store_explicit(&l->word, w, memory_order_release);
     wait_wake_flush(); /* grants, wounds and cascades made under the latch */
 }
@@ -312,6 +321,7 @@ static inline void lq_wound(struct lq_txn *x)
 {
     uint32_t s = LQ_RUNNING;
     /* relaxed: the victim only polls the flag; what it protects is ordered by latches */
+    SHW(SHW_PEER);
     if (atomic_compare_exchange_strong_explicit(&x->state, &s, LQ_WOUNDED,
                                                 memory_order_relaxed, memory_order_relaxed))
         wait_wake(x->thread); /* it may park in a lock wait it must now leave */
@@ -322,6 +332,7 @@ static inline void lq_cascade(struct lq_txn *x)
 {
     uint32_t s = LQ_RUNNING;
     /* relaxed: as lq_wound */
+    SHW(SHW_PEER);
     if (atomic_compare_exchange_strong_explicit(&x->state, &s, LQ_CASCADED,
                                                 memory_order_relaxed, memory_order_relaxed))
         wait_wake(x->thread);

@@ -60,6 +60,7 @@
 #include "storage/wait.h"
 #include "cc/waits_for.h"
 #include "storage/mem.h"
+#include "storage/shared_writes.h"
 
 #define RCC_DL_COMMIT 0
 #define RCC_DL_EAGER 1
@@ -156,6 +157,7 @@ static inline void latch(struct rcc_row *m)
     for (;;) {
         uint32_t z = 0;
         /* acquire: pairs with unlatch's release store */
+        SHW(SHW_ROW);
         if (atomic_load_explicit(&m->latch, memory_order_relaxed) == 0 &&
             atomic_compare_exchange_weak_explicit(&m->latch, &z, 1, memory_order_acquire,
                                                   memory_order_relaxed))
@@ -166,6 +168,7 @@ static inline void latch(struct rcc_row *m)
 
 static inline void unlatch(struct rcc_row *m)
 {
+    SHW(SHW_ROW);
     atomic_store_explicit(&m->latch, 0, memory_order_release); /* pairs with latch */
     wait_wake_flush(); /* kills made under the latch */
 }
@@ -197,6 +200,7 @@ static inline void install_begin(struct rcc_row *m)
 {
     uint64_t v = atomic_load_explicit(&m->version, memory_order_relaxed); /* latched */
     /* relaxed: the release stores of the install order it before the new words */
+    SHW(SHW_ROW);
     atomic_store_explicit(&m->version, v + 1, memory_order_relaxed);
 }
 
@@ -212,6 +216,7 @@ static void install_all(struct row *r, const unsigned char *img, uint32_t size)
 static inline void install_end(struct rcc_row *m)
 {
     uint64_t v = atomic_load_explicit(&m->version, memory_order_relaxed); /* latched */
+    SHW(SHW_ROW);
     atomic_store_explicit(&m->version, v + 1, memory_order_release); /* read_committed */
 }
 
@@ -278,6 +283,7 @@ static bool kill(uint64_t victim, int why)
         if ((w >> 2 & 3) != PH_RUNNING)
             return (w >> 2 & 3) == PH_KILLED;
         /* seq_cst: pairs with the victim's loads of its word (killed_reason) */
+        SHW(SHW_PEER);
         if (atomic_compare_exchange_weak(&v->word, &w, victim << 4 | PH_KILLED << 2 | why)) {
             wait_wake(thread_of(victim)); /* it may park in a wait it must now leave */
             return true;
@@ -401,6 +407,7 @@ void cc_begin(struct txn *t, bool retry)
     p->open = -1;
     /* seq_cst: killers CAS on this word naming the new id only after they found one of
      * this attempt's entries, i.e. after this store */
+    SHW(SHW_OWN);
     atomic_store(&p->word, t->id << 4 | PH_RUNNING << 2);
 }
 
@@ -627,6 +634,7 @@ static void finish(struct txn *t)
     if (RCC_DEADLOCK != RCC_DL_WOUND)
         wf_clear(t->thread_id);
     /* release: pairs with is_done's acquire load */
+    SHW(SHW_OWN);
     atomic_store_explicit(&thr[t->thread_id].done, t->id, memory_order_release);
 }
 
@@ -674,6 +682,7 @@ static enum rc precommit(struct txn *t)
         return txn_fail(t, AR_STOPPED);
     uint64_t w = t->id << 4 | PH_RUNNING << 2;
     /* seq_cst: decides against a concurrent kill's CAS on the same word */
+    SHW(SHW_OWN);
     if (!atomic_compare_exchange_strong(&p->word, &w, t->id << 4 | PH_COMMITTING << 2))
         return txn_fail(t, killed_reason(t));
     return RC_OK;

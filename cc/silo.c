@@ -49,6 +49,7 @@
 #include "cc/txn.h"
 #include "storage/topology.h"
 #include "storage/wait.h"
+#include "storage/shared_writes.h"
 
 const char cc_alg_name[] = "SILO";
 const bool cc_alg_serializable = true;
@@ -82,6 +83,7 @@ static void *epoch_main(void *arg)
     struct timespec ts = {0, SILO_EPOCH_MS * 1000000L};
     while (!atomic_load(&epoch_stop)) {
         nanosleep(&ts, NULL);
+        SHW(SHW_GLOBAL);
         atomic_fetch_add(&silo_epoch, 1);
     }
     return NULL;
@@ -183,6 +185,7 @@ enum rc cc_commit(struct txn *t)
         a->cc_a = atomic_load(row_tid(a->row)) & ~TID_LOCK;
 #endif
         uint64_t expect = a->cc_a;
+        SHW(SHW_ROW);
         if (!atomic_compare_exchange_strong(row_tid(a->row), &expect, expect | TID_LOCK))
             return txn_fail(t, expect == (a->cc_a | TID_LOCK) ? AR_WRITE_LOCK : AR_VALIDATION);
         a->cc_flags |= ACC_LOCKED;
@@ -212,13 +215,17 @@ enum rc cc_commit(struct txn *t)
     for (uint32_t i = 0; t->npublish && i < n; i++)
         /* relaxed: the row is still private; the index insert of txn_publish (release)
          * publishes it with its data */
-        if (t->acc[i].type == ACC_INSERT)
+        if (t->acc[i].type == ACC_INSERT) {
+            SHW(SHW_ROW);
             atomic_store_explicit(row_tid(t->acc[i].row), tid, memory_order_relaxed);
+        }
     txn_publish(t);
-    for (uint32_t i = 0; i < nw; i++)
+    for (uint32_t i = 0; i < nw; i++) {
         /* release: unlocks and publishes the image; pairs with the acquire TID load of
          * cc_access */
+        SHW(SHW_ROW);
         atomic_store_explicit(row_tid(ws[i]->row), tid, memory_order_release);
+    }
     return RC_OK;
 }
 
@@ -229,6 +236,7 @@ void cc_abort(struct txn *t)
         if (a->cc_flags & ACC_LOCKED) {
             /* release: unlocks with the unchanged TID; pairs with the acquire TID load
              * of cc_access (nothing was installed, the image is the old one) */
+            SHW(SHW_ROW);
             atomic_store_explicit(row_tid(a->row), a->cc_a, memory_order_release);
             a->cc_flags &= (uint16_t)~ACC_LOCKED;
         }

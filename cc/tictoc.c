@@ -46,6 +46,7 @@
 
 #include "cc/txn.h"
 #include "storage/wait.h"
+#include "storage/shared_writes.h"
 
 const char cc_alg_name[] = "TICTOC";
 const bool cc_alg_serializable = true;
@@ -154,6 +155,7 @@ static enum rc validate_read(struct txn *t, struct access *a, uint64_t ts)
             wts = ts - DELTA_MAX;
             delta = DELTA_MAX;
         }
+        SHW(SHW_ROW);
         if (atomic_compare_exchange_weak(w, &v, delta << DELTA_SHIFT | wts))
             return RC_OK;
     }
@@ -190,6 +192,7 @@ enum rc cc_commit(struct txn *t)
                 return txn_fail(t, AR_VALIDATION);
             if (v & TS_LOCK)
                 return txn_fail(t, AR_WRITE_LOCK);
+            SHW(SHW_ROW);
         } while (!atomic_compare_exchange_weak(w, &v, v | TS_LOCK));
         a->cc_flags |= ACC_LOCKED;
         /* Step 2: rts + 1 of every entry written (stable while we hold the lock) */
@@ -215,13 +218,17 @@ enum rc cc_commit(struct txn *t)
     for (uint32_t i = 0; t->npublish && i < n; i++)
         /* relaxed: the row is still private; the index insert of txn_publish (release)
          * publishes it with its data */
-        if (t->acc[i].type == ACC_INSERT)
+        if (t->acc[i].type == ACC_INSERT) {
+            SHW(SHW_ROW);
             atomic_store_explicit(row_word(t->acc[i].row), ts, memory_order_relaxed);
+        }
     txn_publish(t);
-    for (uint32_t i = 0; i < nw; i++)
+    for (uint32_t i = 0; i < nw; i++) {
         /* release: wts = rts = ts, unlocked; publishes the image; pairs with the
          * acquire load of cc_access */
+        SHW(SHW_ROW);
         atomic_store_explicit(row_word(ws[i]->row), ts, memory_order_release);
+    }
     return RC_OK;
 }
 
@@ -235,6 +242,7 @@ void cc_abort(struct txn *t)
              * store: unlocks the unchanged version; pairs with the acquire load of
              * cc_access (nothing was installed) */
             uint64_t v = atomic_load_explicit(w, memory_order_relaxed);
+            SHW(SHW_ROW);
             atomic_store_explicit(w, v & ~TS_LOCK, memory_order_release);
             a->cc_flags &= (uint16_t)~ACC_LOCKED;
         }

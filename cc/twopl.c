@@ -34,6 +34,7 @@
 #include "cc/txn.h"
 #include "cc/waits_for.h"
 #include "storage/mem.h"
+#include "storage/shared_writes.h"
 
 #define TWOPL_NO_WAIT 0
 #define TWOPL_WAIT_DIE 1
@@ -124,8 +125,10 @@ void cc_begin(struct txn *t, bool retry)
     /* relaxed: no request of this thread is linked anywhere now, so no wounder can touch
      * the state; every wound of the last attempt happened before its releases, which
      * happened before this (rule 5 of lock_queue.h) */
-    if (POLICY == LQ_WOUND_WAIT)
+    if (POLICY == LQ_WOUND_WAIT) {
+        SHW(SHW_OWN);
         atomic_store_explicit(&p->x.state, LQ_RUNNING, memory_order_relaxed);
+    }
 }
 
 static inline bool wounded(const struct tp_thread *p)
@@ -287,6 +290,7 @@ enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
     struct lq_lock *l = lock_of(a->row);
     uint64_t w = atomic_load_explicit(&l->word, memory_order_relaxed);
     /* acquire: pairs with the release store of lq_unlatch (as lq_latch) */
+    SHW(SHW_ROW);
     if ((w & LQ_LATCH) ||
         !atomic_compare_exchange_weak_explicit(&l->word, &w, w | LQ_LATCH, memory_order_acquire,
                                                memory_order_relaxed))
@@ -321,6 +325,7 @@ enum rc cc_commit(struct txn *t)
         struct tp_thread *p = t->cc;
         uint32_t s = LQ_RUNNING;
         /* relaxed: ordered against lq_wound's CAS as RMWs of one location */
+        SHW(SHW_OWN);
         if (!atomic_compare_exchange_strong_explicit(&p->x.state, &s, LQ_COMMITTING,
                                                      memory_order_relaxed,
                                                      memory_order_relaxed))

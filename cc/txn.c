@@ -9,6 +9,7 @@
 #include "storage/index.h"
 #include "storage/mem.h"
 #include "storage/wait.h"
+#include "storage/shared_writes.h"
 
 #define ACC_INITIAL_CAP 64
 /* the per-access path is small: inlined whole into each API function */
@@ -236,6 +237,7 @@ static void hist_write_all(struct txn *t, struct row *r, unsigned char *img, boo
 /* The before-image of an in-place row (txn.h, a->undo), taken before its first write. */
 static __attribute__((noinline)) void undo_save(struct txn *t, struct access *a)
 {
+    SHW(SHW_ROW); /* the in-place row's data is written next (once counted per row) */
     uint32_t size = a->row->table->schema.data_size;
     a->undo = txn_alloc(t, size);
     memcpy(a->undo, a->data, size);
@@ -358,6 +360,7 @@ enum rc txn_delete(struct txn *t, struct row *r)
     if (a && a->type == ACC_INSERT) {
         /* deleting its own insert: the row is still private; it is simply never
          * published (relaxed: no other thread can reach the row) */
+        SHW(SHW_ROW);
         atomic_store_explicit(&r->deleted, 1, memory_order_relaxed);
         t->ndropped++;
         if (r->table->schema.verify) /* present -> absent, over its own versions */
@@ -499,6 +502,7 @@ void txn_publish(struct txn *t)
                 exit(1);
             }
         } else if (a->type == ACC_DELETE) {
+            SHW(SHW_ROW);
             atomic_store_explicit(&a->row->deleted, 1, memory_order_relaxed);
             if (tab->primary)
                 idx_hash_remove(tab->primary, a->row->key);

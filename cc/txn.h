@@ -26,6 +26,7 @@
 #include "cc/cc.h"
 #include "cc/clock.h"
 #include "cc/history.h"
+#include "storage/shared_writes.h"
 #include "storage/table.h"
 
 struct access {
@@ -157,6 +158,7 @@ static inline void row_install_relaxed(struct row *r, const unsigned char *img, 
 {
     _Atomic uint64_t *dst = (_Atomic uint64_t *)(void *)r->data;
     const uint64_t *s = (const uint64_t *)(const void *)img;
+    SHW(SHW_ROW); /* one per row installed */
 #pragma GCC unroll 4
     for (uint32_t i = 0; i < size / 8; i++)
         atomic_store_explicit(&dst[i], s[i], memory_order_relaxed);
@@ -190,6 +192,7 @@ static inline void row_install_written(const struct access *a)
     _Atomic uint64_t *dst = (_Atomic uint64_t *)(void *)r->data;
     const uint64_t *src = (const uint64_t *)(const void *)a->data;
     uint32_t wid = s->verify ? WID_SIZE : 0;
+    SHW(SHW_ROW); /* one per row installed */
     for (colmask_t m = a->wmask; m; m &= m - 1) {
         const struct column *c = &s->cols[__builtin_ctzll(m)];
         /* bounds in locals: the stores below may alias the schema for all the compiler

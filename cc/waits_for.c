@@ -24,6 +24,7 @@
 
 #include "config/config.h"
 #include "storage/mem.h"
+#include "storage/shared_writes.h"
 
 struct wf_node {
     alignas(CACHE_LINE) _Atomic uint64_t seq;
@@ -78,6 +79,7 @@ int wf_capacity(void) { return cap_; }
 static inline uint64_t write_begin(struct wf_node *d)
 {
     uint64_t s = atomic_load_explicit(&d->seq, memory_order_relaxed); /* own field */
+    SHW(SHW_OWN);
     atomic_store_explicit(&d->seq, s + 1, memory_order_relaxed); /* before the fields */
     return s;
 }
@@ -94,6 +96,7 @@ void wf_set(int self, uint64_t me, const uint64_t *ids, int n)
     struct wf_node *d = &nodes[self];
     uint64_t s = write_begin(d);
     /* release (these three): pair with read_node's acquire loads (seqlock, above) */
+    SHW(SHW_OWN);
     atomic_store_explicit(&d->id, me, memory_order_release);
     for (int k = 0; k < n; k++)
         atomic_store_explicit(&d->out[k], ids[k], memory_order_release);
@@ -118,6 +121,7 @@ void wf_add(int self, uint64_t me, uint64_t id)
     }
     uint64_t s = write_begin(d);
     /* release (these three): pair with read_node's acquire loads (seqlock, above) */
+    SHW(SHW_OWN);
     atomic_store_explicit(&d->id, me, memory_order_release);
     atomic_store_explicit(&d->out[k], id, memory_order_release);
     if (k == n)
@@ -129,6 +133,7 @@ void wf_clear(int self)
 {
     struct wf_node *d = &nodes[self];
     uint64_t s = write_begin(d);
+    SHW(SHW_OWN);
     atomic_store_explicit(&d->n, 0, memory_order_release); /* pairs with read_node */
     write_end(d, s);
 }

@@ -54,11 +54,13 @@
 #include "storage/wait.h"
 #include "storage/mem.h"
 #include "storage/index.h"
+#include "storage/shared_writes.h"
 
 #define CACHE_LINE 64
 #define BUCKET_SLOTS 3
-/* Size counters are striped by bucket so inserts on different buckets rarely share one. */
-#define COUNT_STRIPES 16
+/* Size counters are striped by thread: up to COUNT_STRIPES threads each count in a cache
+ * line of their own (no shared write per insert); the size is their sum. */
+#define COUNT_STRIPES 64
 /* Caps the bucket array at 2^40 buckets (64 TiB); larger `expected` just chains. */
 #define MAX_BUCKET_BITS 40
 /* Grow when there are more keys than this per bucket (of BUCKET_SLOTS slots), by a factor
@@ -95,7 +97,9 @@ struct idx_table {
 };
 
 struct idx_count {
-    alignas(CACHE_LINE) _Atomic size_t live; /* live keys in the buckets of this stripe */
+    /* keys inserted minus keys removed by this stripe's threads (wraps: only the sum of
+     * all stripes is a size) */
+    alignas(CACHE_LINE) _Atomic size_t live;
 };
 
 struct idx_hash {
@@ -253,6 +257,7 @@ struct row *idx_hash_get(struct idx_hash *h, uint64_t key)
  * idx_bucket_unlock of the previous holder, so its chain writes are visible. */
 static inline bool idx_try_lock(struct idx_bucket *head, uint64_t seq)
 {
+    SHW(SHW_INDEX);
     return (seq & 1) == 0 &&
            atomic_compare_exchange_weak_explicit(&head->seq, &seq, seq + 1,
                                                  memory_order_acquire, memory_order_relaxed);
@@ -286,6 +291,7 @@ static void idx_bucket_unlock(struct idx_bucket *head, uint64_t locked_seq)
 {
     /* release: pairs with the acquire load of seq in idx_hash_get and the acquire CAS in
      * idx_bucket_lock; publishes the chain writes of this critical section */
+    SHW(SHW_INDEX);
     atomic_store_explicit(&head->seq, locked_seq + 1, memory_order_release);
 }
 
@@ -323,10 +329,13 @@ static bool idx_chain_put(struct idx_slot *empty, struct idx_bucket *tail, uint6
         node = idx_alloc(sizeof *node);
         empty = &node->slots[0];
     }
+    SHW(SHW_INDEX);
     atomic_store_explicit(&empty->key, key, memory_order_release);
     atomic_store_explicit(&empty->row, row, memory_order_release);
-    if (node != NULL) /* release: pairs with the acquire load of next in idx_chain_find */
+    if (node != NULL) { /* release: pairs with the acquire load of next in idx_chain_find */
+        SHW(SHW_INDEX);
         atomic_store_explicit(&tail->next, node, memory_order_release);
+    }
     return node != NULL;
 }
 
@@ -369,6 +378,7 @@ static void idx_move_bucket(struct idx_table *tb, struct idx_table *nt, size_t i
             idx_chain_append(&nt->buckets[idx_mix(key) & nt->mask], key, row);
         }
     /* release: publishes the new buckets' keys to whoever acquires MOVED */
+    SHW(SHW_INDEX);
     atomic_store_explicit(&head->seq, MOVED, memory_order_release);
 }
 
@@ -379,6 +389,7 @@ static void idx_help_move(struct idx_hash *h, struct idx_table *tb, struct idx_t
     size_t n = tb->mask + 1;
     /* relaxed: the counters only hand out disjoint ranges; the bucket locks order the
      * moves, and the release store of cur publishes them all (see below) */
+    SHW(SHW_TABLE);
     size_t i = atomic_fetch_add_explicit(&tb->claim, MOVE_CHUNK, memory_order_relaxed);
     if (i >= n)
         return;
@@ -386,6 +397,7 @@ static void idx_help_move(struct idx_hash *h, struct idx_table *tb, struct idx_t
     for (size_t k = i; k < end; k++)
         idx_move_bucket(tb, nt, k);
     /* acq_rel: the last mover acquires every other mover's moves before it publishes */
+    SHW(SHW_TABLE);
     if (atomic_fetch_add_explicit(&tb->moved, end - i, memory_order_acq_rel) + (end - i) == n) {
         /* release: see idx_cur */
         atomic_store_explicit(&h->cur, nt, memory_order_release);
@@ -409,7 +421,18 @@ static void idx_grow_start(struct idx_hash *h, struct idx_table *tb)
     nt->older = tb;
     /* release: publishes nt (its zeroed buckets) to whoever follows next (MOVED, or a
      * helper in idx_hash_insert) */
+    SHW(SHW_TABLE);
     atomic_store_explicit(&tb->next, nt, memory_order_release);
+}
+
+/* This thread's size-counter stripe, numbered once per thread in order of first use. */
+static inline int count_stripe(void)
+{
+    static _Atomic unsigned next;
+    static _Thread_local int stripe = -1;
+    if (__builtin_expect(stripe < 0, 0)) /* relaxed: a number, once per thread */
+        stripe = (int)(atomic_fetch_add_explicit(&next, 1, memory_order_relaxed) % COUNT_STRIPES);
+    return stripe;
 }
 
 size_t idx_hash_size(struct idx_hash *h)
@@ -434,7 +457,8 @@ bool idx_hash_insert(struct idx_hash *h, uint64_t key, struct row *row)
     if (inserted) {
         chained = idx_chain_put(empty, tail, key, row);
         /* relaxed: a statistic; size is exact only when no update is in flight */
-        atomic_fetch_add_explicit(&h->counts[hv % COUNT_STRIPES].live, 1, memory_order_relaxed);
+        SHW(SHW_OWN);
+        atomic_fetch_add_explicit(&h->counts[count_stripe()].live, 1, memory_order_relaxed);
     }
     idx_bucket_unlock(head, locked);
     /* a growth in progress: move a chunk of it */
@@ -442,12 +466,15 @@ bool idx_hash_insert(struct idx_hash *h, uint64_t key, struct row *row)
     if (__builtin_expect(nt != NULL, 0)) {
         idx_help_move(h, cur, nt);
     } else if (chained && idx_hash_size(h) > GROW_KEYS_PER_BUCKET * (tb->mask + 1) &&
-               !atomic_exchange_explicit(&h->growing, true, memory_order_acquire)) {
+               (SHW(SHW_TABLE), !atomic_exchange_explicit(&h->growing, true,
+                                                          memory_order_acquire))) {
         /* acquire: pairs with the release store that ended the previous growth */
         if (idx_cur(h) == tb && idx_next(tb) == NULL) /* not grown meanwhile */
             idx_grow_start(h, tb);
-        else
+        else {
+            SHW(SHW_TABLE);
             atomic_store_explicit(&h->growing, false, memory_order_release);
+        }
     }
     return inserted;
 }
@@ -462,9 +489,11 @@ bool idx_hash_remove(struct idx_hash *h, uint64_t key)
     struct idx_slot *s = idx_chain_locate(head, key, &empty, &tail);
     if (s != NULL) {
         /* release: pairs with the acquire load of row in idx_chain_find (top comment) */
+        SHW(SHW_INDEX);
         atomic_store_explicit(&s->row, NULL, memory_order_release);
         /* relaxed: a statistic, as in idx_hash_insert */
-        atomic_fetch_sub_explicit(&h->counts[hv % COUNT_STRIPES].live, 1, memory_order_relaxed);
+        SHW(SHW_OWN);
+        atomic_fetch_sub_explicit(&h->counts[count_stripe()].live, 1, memory_order_relaxed);
     }
     idx_bucket_unlock(head, locked);
     return s != NULL;

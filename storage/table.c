@@ -7,6 +7,7 @@
 
 #include "storage/index.h"
 #include "storage/mem.h"
+#include "storage/shared_writes.h"
 
 static struct table *catalog[MAX_TABLES];
 static const char *catalog_name[MAX_TABLES];
@@ -107,6 +108,7 @@ static unsigned char *chunk_get(struct table *t, uint64_t c)
     p = atomic_load_explicit(&t->chunks[c], memory_order_relaxed);
     if (!p) {
         p = mem_alloc_shared(((size_t)1 << t->chunk_shift) * t->stride);
+        SHW(SHW_TABLE);
         atomic_store_explicit(&t->chunks[c], p, memory_order_release);
     }
     pthread_mutex_unlock(&t->chunk_lock);
@@ -115,6 +117,7 @@ static unsigned char *chunk_get(struct table *t, uint64_t c)
 
 struct row *table_new_row(struct table *t, uint64_t key)
 {
+    SHW(SHW_TABLE);
     uint64_t i = atomic_fetch_add_explicit(&t->nrows, 1, memory_order_relaxed);
     unsigned char *c = chunk_get(t, i >> t->chunk_shift);
     struct row *r = (struct row *)(c + (i & (((uint64_t)1 << t->chunk_shift) - 1)) * t->stride);
@@ -127,6 +130,7 @@ struct row *table_new_row(struct table *t, uint64_t key)
 
 void table_reserve_rows(struct row_freelist *fl, struct table *t)
 {
+    SHW(SHW_TABLE);
     uint64_t i = atomic_fetch_add_explicit(&t->nrows, ROW_BLOCK, memory_order_relaxed);
     for (uint64_t c = i >> t->chunk_shift; c <= (i + ROW_BLOCK - 1) >> t->chunk_shift; c++)
         chunk_get(t, c);

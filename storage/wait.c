@@ -1,5 +1,6 @@
 /* Wait records, the two waiting modes and futex parking (see wait.h). */
 #include "storage/wait.h"
+#include "storage/shared_writes.h"
 
 #include <linux/futex.h>
 #include <sys/syscall.h>
@@ -57,11 +58,19 @@ static void park(struct wait_rec *me, uint32_t seq, long ns)
     atomic_store_explicit(&me->parked, 0, memory_order_relaxed);
 }
 
+/* Whether the thread this one waits for (its wait record's holder) is parked itself:
+ * then spinning cannot end the wait soon. relaxed: a hint. */
+static bool holder_parked(const struct wait_rec *me)
+{
+    struct wait_rec *h = rec_of(atomic_load_explicit(&me->holder, memory_order_relaxed));
+    return h && atomic_load_explicit(&h->parked, memory_order_relaxed);
+}
+
 void wait_park_round(struct waiter *w)
 {
     struct wait_rec *me = wait_self;
     uint64_t waited = clock_ticks() - w->since;
-    if (waited < wait_park_spin_ticks) {
+    if (waited < wait_park_spin_ticks && (w->latch || !holder_parked(me))) {
         unsigned n = w->latch ? 1u << (w->rounds < 7 ? w->rounds - 1 : 6) : 1;
         for (unsigned i = 0; i < n; i++)
             cpu_relax();
@@ -78,8 +87,10 @@ void wait_park_round(struct waiter *w)
         /* relaxed: only decides whether to register; the registration is the RMW */
         if (atomic_load_explicit(word, memory_order_relaxed) & bit)
             park(me, w->seq, WAIT_PARK_NS);
-        else /* seq_cst: see wait.h; the caller re-checks before the next round parks */
+        else { /* seq_cst: see wait.h; the caller re-checks before the next round parks */
+            SHW(SHW_PEER);
             atomic_fetch_or(word, bit);
+        }
     } else {
         park(me, w->seq, WAIT_SLEEP_NS);
     }
@@ -119,6 +130,7 @@ static void wake_now(int thread)
     if (!r)
         return;
     /* seq_cst both: see wait.h (no lost wake-ups) */
+    SHW(SHW_PEER);
     atomic_fetch_add(&r->wake, 1);
     if (atomic_load(&r->parked)) {
         syscall(SYS_futex, &r->wake, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
@@ -136,6 +148,7 @@ void wait_wake_watchers_slow(void)
     for (int k = 0; k < WAIT_WATCH_WORDS; k++) {
         if (!atomic_load_explicit(&me->watchers[k], memory_order_relaxed))
             continue;
+        SHW(SHW_OWN);
         uint64_t m = atomic_exchange(&me->watchers[k], 0);
         for (; m; m &= m - 1)
             wake_now(k * 64 + __builtin_ctzll(m));
