@@ -122,6 +122,12 @@ static void write_json(FILE *f, const struct report_in *in)
             (unsigned long long)st->updates, (unsigned long long)st->reupdates,
             st->updates ? (double)st->reupdates / (double)st->updates : 0.0);
     fprintf(f, "\"rows_reused\":%llu,", (unsigned long long)st->rows_reused);
+    fprintf(f, "\"deadlock_search\":{\"searches\":%llu,\"edges_per_search\":%.2f,"
+               "\"truncated\":%llu},",
+            (unsigned long long)st->deadlock_searches,
+            st->deadlock_searches ? (double)st->deadlock_edges / (double)st->deadlock_searches
+                                  : 0.0,
+            (unsigned long long)st->deadlock_truncated);
     if (SHW_ENABLED) { /* storage/shared_writes.h: per committed transaction */
         fputs("\"shared_writes_per_commit\":{", f);
         for (int k = 0; k < SHW_NKINDS; k++)

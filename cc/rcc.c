@@ -22,7 +22,8 @@
  * entry (under the latch) before it publishes `done`, so its arena is unreachable once
  * cc_commit / cc_abort return.
  *
- * Per thread (thr[], global, never freed during a run):
+ * Per thread (thr[i], allocated and first touched by thread i in cc_thread_init, freed
+ * only by cc_fini; word and done, which others poll, in a cache line of their own):
  *   word  (attempt id << 4) | phase << 2 | reason. phase RUNNING, COMMITTING (passed
  *         pre-commit, cannot be killed), KILLED (reason = why). Others kill an attempt
  *         with a CAS that names it, so a late kill never hits a later attempt.
@@ -130,8 +131,8 @@ _Static_assert(sizeof(struct rcc_row) <= CC_META_SIZE, "rcc: CC_META_SIZE too sm
 struct rcc_thread {
     alignas(CACHE_LINE) _Atomic uint64_t word;
     _Atomic uint64_t done;
-    /* owner only */
-    uint64_t ts;
+    /* owner only, in the next cache line */
+    alignas(CACHE_LINE) uint64_t ts;
     uint64_t *dep_of; /* per thread: the attempt of it this attempt depends on, or 0 */
     int *deps;        /* threads with dep_of set, ndeps of them */
     int ndeps;
@@ -139,8 +140,16 @@ struct rcc_thread {
     int open;         /* index of the access whose entry is OPEN, or -1 */
 };
 
-static struct rcc_thread *thr;
+static struct rcc_thread *_Atomic *thr;
 static int nthreads;
+
+/* Thread i's state. relaxed: thread i stores its pointer before it links any entry, and
+ * others learn an attempt id of thread i only from its entries (under the row latch) or
+ * from dependencies recorded from them, so the store happens before any such load. */
+static inline struct rcc_thread *thr_of(int i)
+{
+    return atomic_load_explicit(&thr[i], memory_order_relaxed);
+}
 
 static inline int thread_of(uint64_t id) { return (int)(id >> 40) - 1; }
 static inline struct rcc_row *rrow(struct row *r) { return (struct rcc_row *)(void *)r->cc; }
@@ -277,7 +286,7 @@ static inline bool overlap(colmask_t a, colmask_t b) { return !COLUMNAR || (a & 
 /* Kills attempt `victim` unless it is committing or over; true if it is (now) killed. */
 static bool kill(uint64_t victim, int why)
 {
-    struct rcc_thread *v = &thr[thread_of(victim)];
+    struct rcc_thread *v = thr_of(thread_of(victim));
     uint64_t w = atomic_load(&v->word);
     while ((w >> 4) == victim) {
         if ((w >> 2 & 3) != PH_RUNNING)
@@ -295,7 +304,8 @@ static bool kill(uint64_t victim, int why)
 /* AR_COUNT if the attempt is not killed, else why. */
 static enum abort_reason killed_reason(const struct txn *t)
 {
-    uint64_t w = atomic_load(&thr[t->thread_id].word); /* seq_cst: pairs with kill */
+    const struct rcc_thread *p = t->cc;
+    uint64_t w = atomic_load(&p->word); /* seq_cst: pairs with kill */
     if ((w >> 2 & 3) != PH_KILLED)
         return AR_COUNT;
     switch (w & 3) {
@@ -309,7 +319,7 @@ static inline bool is_done(uint64_t id)
 {
     /* acquire: pairs with finish's release store: the finished attempt's kills and
      * installs happened before */
-    return atomic_load_explicit(&thr[thread_of(id)].done, memory_order_acquire) >= id;
+    return atomic_load_explicit(&thr_of(thread_of(id))->done, memory_order_acquire) >= id;
 }
 
 /* Records that the attempt depends on `id`; true if the edge is new. */
@@ -350,11 +360,7 @@ static void unlink_entry(struct rcc_row *m, struct rcc_entry *e)
 void cc_init(int n)
 {
     nthreads = n;
-    thr = mem_alloc_aligned(CACHE_LINE, (size_t)n * sizeof(*thr));
-    for (int i = 0; i < n; i++) {
-        atomic_init(&thr[i].word, 0);
-        atomic_init(&thr[i].done, 0);
-    }
+    thr = mem_zalloc((size_t)n * sizeof(*thr));
     if (RCC_DEADLOCK != RCC_DL_WOUND)
         wf_init(n);
 }
@@ -363,13 +369,19 @@ void cc_fini(void)
 {
     if (RCC_DEADLOCK != RCC_DL_WOUND)
         wf_fini();
+    for (int i = 0; i < nthreads; i++)
+        mem_free(thr_of(i));
     mem_free(thr);
     thr = NULL;
 }
 
 void cc_thread_init(struct txn *t)
 {
-    struct rcc_thread *p = &thr[t->thread_id];
+    /* in this thread's arena, so on its node (storage/mem.h) */
+    struct rcc_thread *p = mem_alloc_aligned(CACHE_LINE, sizeof(*p));
+    atomic_init(&p->word, 0);
+    atomic_init(&p->done, 0);
+    atomic_store_explicit(&thr[t->thread_id], p, memory_order_relaxed); /* see thr_of */
     p->ts = 0;
     p->dep_of = mem_zalloc((size_t)nthreads * sizeof(*p->dep_of));
     p->deps = mem_alloc((size_t)nthreads * sizeof(*p->deps));
@@ -377,6 +389,8 @@ void cc_thread_init(struct txn *t)
     p->ndeps = 0;
     p->open = -1;
     t->cc = p;
+    if (RCC_DEADLOCK != RCC_DL_WOUND)
+        wf_thread_init(t->thread_id);
 }
 
 void cc_thread_fini(struct txn *t)
@@ -447,7 +461,7 @@ static bool eager_cycle(struct txn *t, int n)
     uint64_t s = txn_timer_start();
     for (int i = 0; i < n; i++)
         wf_add(t->thread_id, t->id, p->ids[i]);
-    bool cycle = wf_cycle(t->thread_id, t->id);
+    bool cycle = wf_cycle(t->thread_id, t->id, &t->st);
     txn_deadlock_done(t, s);
     return cycle;
 }
@@ -635,7 +649,7 @@ static void finish(struct txn *t)
         wf_clear(t->thread_id);
     /* release: pairs with is_done's acquire load */
     SHW(SHW_OWN);
-    atomic_store_explicit(&thr[t->thread_id].done, t->id, memory_order_release);
+    atomic_store_explicit(&((struct rcc_thread *)t->cc)->done, t->id, memory_order_release);
 }
 
 /* Pre-commit: waits until every predecessor is done; fails if killed meanwhile. */
@@ -651,7 +665,7 @@ static enum rc precommit(struct txn *t)
         bool cycle = false;
         if (n) {
             wf_set(t->thread_id, t->id, p->ids, n);
-            cycle = wf_cycle(t->thread_id, t->id);
+            cycle = wf_cycle(t->thread_id, t->id, &t->st);
         }
         txn_deadlock_done(t, s);
         if (cycle)

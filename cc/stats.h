@@ -15,7 +15,9 @@
  * re-update is an update of a row whose access already held write intent from an earlier
  * update of the same attempt (a second txn_read_for_update of it). Rows the attempt
  * inserted are not updated. rows_reused counts inserts that took the row of an earlier
- * aborted insert of the thread (storage/table.h, struct row_freelist). */
+ * aborted insert of the thread (storage/table.h, struct row_freelist). deadlock_searches,
+ * _edges and _truncated: waits-for cycle searches (cc/waits_for.h), the edges they read,
+ * and those cut short at WF_SEARCH_MAX_EDGES. */
 #ifndef CC_STATS_H
 #define CC_STATS_H
 
@@ -32,7 +34,10 @@
     X(writes)                                                                                \
     X(updates)                                                                               \
     X(reupdates)                                                                             \
-    X(rows_reused)
+    X(rows_reused)                                                                           \
+    X(deadlock_searches)                                                                     \
+    X(deadlock_edges)                                                                        \
+    X(deadlock_truncated)
 
 /* Time components: name (ticks in the struct, seconds in results). */
 #define STATS_TIMES(X)                                                                       \

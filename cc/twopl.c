@@ -103,6 +103,8 @@ void cc_thread_init(struct txn *t)
     p->blk = POLICY == LQ_DL_DETECT ? mem_alloc((size_t)wf_capacity() * sizeof(uint64_t))
                                     : NULL;
     t->cc = p;
+    if (POLICY == LQ_DL_DETECT)
+        wf_thread_init(t->thread_id);
 }
 
 void cc_thread_fini(struct txn *t)
@@ -176,7 +178,7 @@ static __attribute__((noinline)) enum rc acquire_slow(struct txn *t, struct row 
     if (POLICY == LQ_DL_DETECT) {
         uint64_t s = txn_timer_start();
         wf_set(t->thread_id, t->id, p->blk, nblk);
-        bool cycle = wf_cycle(t->thread_id, t->id);
+        bool cycle = wf_cycle(t->thread_id, t->id, &t->st);
         txn_deadlock_done(t, s);
         if (cycle) {
             wait_end();

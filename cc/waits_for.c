@@ -12,7 +12,9 @@
  * means the copy is consistent (a field value from a later write would carry the odd
  * seq with it, which the re-check then sees).
  * Search scratch (stack, visited bitmap, copy buffer) is per thread, in the node, touched
- * only by its thread.
+ * only by its thread. The edge array and the scratch are allocated by the node's thread
+ * (wf_thread_init, before it publishes anything: readers reach `out` only through an id
+ * it published, so the pointer store happens before their loads).
  */
 #include "cc/waits_for.h"
 
@@ -52,13 +54,20 @@ void wf_init(int nthreads)
         atomic_init(&d->seq, 0);
         atomic_init(&d->id, 0);
         atomic_init(&d->n, 0);
-        d->out = mem_alloc((size_t)cap_ * sizeof(*d->out));
-        for (int k = 0; k < cap_; k++)
-            atomic_init(&d->out[k], 0);
-        d->stack = mem_alloc((size_t)nthreads * sizeof(*d->stack));
-        d->visited = mem_alloc((size_t)(nthreads + 63) / 64 * sizeof(*d->visited));
-        d->copy = mem_alloc((size_t)cap_ * sizeof(*d->copy));
+        d->out = NULL;
+        d->stack = d->visited = d->copy = NULL;
     }
+}
+
+void wf_thread_init(int self)
+{
+    struct wf_node *d = &nodes[self];
+    d->out = mem_alloc((size_t)cap_ * sizeof(*d->out));
+    for (int k = 0; k < cap_; k++)
+        atomic_init(&d->out[k], 0);
+    d->stack = mem_alloc((size_t)nthreads_ * sizeof(*d->stack));
+    d->visited = mem_alloc((size_t)(nthreads_ + 63) / 64 * sizeof(*d->visited));
+    d->copy = mem_alloc((size_t)cap_ * sizeof(*d->copy));
 }
 
 void wf_fini(void)
@@ -160,21 +169,31 @@ static int read_node(const struct wf_node *d, uint64_t want, uint64_t *copy)
     return (int)n;
 }
 
-bool wf_cycle(int self, uint64_t me)
+bool wf_cycle(int self, uint64_t me, struct txn_stats *st)
 {
     struct wf_node *d = &nodes[self];
+    uint64_t edges = 0;
+    bool found = false;
     memset(d->visited, 0, (size_t)(nthreads_ + 63) / 64 * sizeof(*d->visited));
     d->visited[self / 64] |= (uint64_t)1 << (self % 64);
     int top = 0;
     d->stack[top++] = me;
-    while (top > 0) {
+    while (top > 0 && !found) {
         uint64_t e = d->stack[--top];
         int n = read_node(&nodes[thread_of(e)], e, d->copy);
+        edges += (uint64_t)n;
+        if (edges > WF_SEARCH_MAX_EDGES) { /* too long: counts as a cycle (config.h) */
+            st->deadlock_truncated++;
+            found = true;
+            break;
+        }
         for (int k = 0; k < n; k++) {
             uint64_t f = d->copy[k];
             int j = thread_of(f);
-            if (f == me)
-                return true;
+            if (f == me) {
+                found = true;
+                break;
+            }
             if (j < 0 || j >= nthreads_ || (d->visited[j / 64] >> (j % 64) & 1))
                 continue;
             /* seq_cst: as in read_node; only threads now in attempt f are followed, so
@@ -185,5 +204,7 @@ bool wf_cycle(int self, uint64_t me)
             d->stack[top++] = f;
         }
     }
-    return false;
+    st->deadlock_searches++;
+    st->deadlock_edges += edges;
+    return found;
 }

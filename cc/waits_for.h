@@ -18,9 +18,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "cc/stats.h"
+
 /* Once per run, for threads 0..nthreads-1 (each node holds up to 2 * nthreads edges). */
 void wf_init(int nthreads);
 void wf_fini(void);
+/* Thread `self`, once, before it waits: allocates its node's edges and search scratch
+ * (in its own arena: first touched by it). */
+void wf_thread_init(int self);
 /* Thread `self`, in attempt `me`, now waits for exactly the attempts ids[0..n). */
 void wf_set(int self, uint64_t me, const uint64_t *ids, int n);
 /* Adds one edge (deduplicated by thread: a newer attempt of the same thread replaces an
@@ -28,8 +33,10 @@ void wf_set(int self, uint64_t me, const uint64_t *ids, int n);
 void wf_add(int self, uint64_t me, uint64_t id);
 /* Thread `self` waits for nothing. */
 void wf_clear(int self);
-/* Whether a cycle through `self` (in attempt `me`) exists among the live edges. */
-bool wf_cycle(int self, uint64_t me);
+/* Whether a cycle through `self` (in attempt `me`) exists among the live edges. The
+ * search reads at most WF_SEARCH_MAX_EDGES edges (config.h); one cut short counts as a
+ * cycle. Its cost goes to st (deadlock_searches, deadlock_edges, deadlock_truncated). */
+bool wf_cycle(int self, uint64_t me, struct txn_stats *st);
 /* Most edges a node can hold. */
 int wf_capacity(void);
 

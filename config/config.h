@@ -67,6 +67,15 @@
 #error "WAIT_SLEEP_NS and WAIT_PARK_NS must be in [1, 999999999]"
 #endif
 
+/* A waits-for cycle search (cc/waits_for.h) reads at most this many edges; a longer one
+ * stops and counts as a cycle (the waiter aborts: a false deadlock, never a missed one). */
+#ifndef WF_SEARCH_MAX_EDGES
+#define WF_SEARCH_MAX_EDGES 4096
+#endif
+#if WF_SEARCH_MAX_EDGES < 1
+#error "WF_SEARCH_MAX_EDGES must be at least 1"
+#endif
+
 #define CACHE_LINE 64
 
 #endif
