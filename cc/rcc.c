@@ -28,6 +28,8 @@
  *         pre-commit, cannot be killed), KILLED (reason = why). Others kill an attempt
  *         with a CAS that names it, so a late kill never hits a later attempt.
  *   done  id of the thread's last finished attempt (release after all unlinks).
+ *   progress  bumped (release) after every seal and every finish: an append waiter reads
+ *         it under the row latch, then polls it without the latch until it moves.
  * A dependency is an attempt id; it is satisfied when done[thread] >= id. Whoever makes
  * an attempt abort (cascade, re-update) kills it before publishing its own `done`, so a
  * waiter that sees all its predecessors done and is not killed may commit.
@@ -131,6 +133,7 @@ _Static_assert(sizeof(struct rcc_row) <= CC_META_SIZE, "rcc: CC_META_SIZE too sm
 struct rcc_thread {
     alignas(CACHE_LINE) _Atomic uint64_t word;
     _Atomic uint64_t done;
+    _Atomic uint64_t progress; /* bumped after each seal and each finish (append waits) */
     /* owner only, in the next cache line */
     alignas(CACHE_LINE) uint64_t ts;
     uint64_t *dep_of; /* per thread: the attempt of it this attempt depends on, or 0 */
@@ -381,6 +384,7 @@ void cc_thread_init(struct txn *t)
     struct rcc_thread *p = mem_alloc_aligned(CACHE_LINE, sizeof(*p));
     atomic_init(&p->word, 0);
     atomic_init(&p->done, 0);
+    atomic_init(&p->progress, 0);
     atomic_store_explicit(&thr[t->thread_id], p, memory_order_relaxed); /* see thr_of */
     p->ts = 0;
     p->dep_of = mem_zalloc((size_t)nthreads * sizeof(*p->dep_of));
@@ -442,6 +446,9 @@ static void seal_open(struct txn *t)
     e->snap = snap;
     e->flags &= ~(uint32_t)ENT_OPEN;
     unlatch(m);
+    SHW(SHW_OWN);
+    /* release: an append waiter that sees it re-takes the latch, which orders the rest */
+    atomic_fetch_add_explicit(&p->progress, 1, memory_order_release);
     wait_wake_watchers(); /* append waiters on this entry */
 }
 
@@ -526,18 +533,25 @@ static enum rc append(struct txn *t, struct access *a, enum access_type type)
         }
         if (!wait)
             break;
+        /* The holder can only seal or finish after it takes this latch, and bumps its
+         * progress after that: wait for the bump without the latch, then look again. */
+        struct rcc_thread *h = thr_of(thread_of(holder));
+        uint64_t seen = atomic_load_explicit(&h->progress, memory_order_relaxed);
         unlatch(m);
         if (!wait_start) {
             wait_start = txn_timer_start();
             wait_note(WAIT_APPEND, r, thread_of(holder));
         }
-        enum abort_reason why = wait_stopped() ? AR_STOPPED : killed_reason(t);
-        if (why != AR_COUNT) { /* nothing of this access is linked yet */
-            wait_done(t, wait_start, type);
-            return txn_fail(t, why);
-        }
         wt.on = thread_of(holder); /* it wakes its watchers when it seals or ends */
-        wait_round(&wt);
+        do {
+            enum abort_reason why = wait_stopped() ? AR_STOPPED : killed_reason(t);
+            if (why != AR_COUNT) { /* nothing of this access is linked yet */
+                wait_done(t, wait_start, type);
+                return txn_fail(t, why);
+            }
+            wait_round(&wt);
+            /* acquire: pairs with the bump (the latch taken next orders the chain) */
+        } while (atomic_load_explicit(&h->progress, memory_order_acquire) == seen);
     }
     /* latched: build the image from the committed row and the chain */
     int nnew = 0;
@@ -647,9 +661,12 @@ static void finish(struct txn *t)
 {
     if (RCC_DEADLOCK != RCC_DL_WOUND)
         wf_clear(t->thread_id);
+    struct rcc_thread *p = t->cc;
     /* release: pairs with is_done's acquire load */
     SHW(SHW_OWN);
-    atomic_store_explicit(&((struct rcc_thread *)t->cc)->done, t->id, memory_order_release);
+    atomic_store_explicit(&p->done, t->id, memory_order_release);
+    SHW(SHW_OWN);
+    atomic_fetch_add_explicit(&p->progress, 1, memory_order_release); /* as in seal_open */
 }
 
 /* Pre-commit: waits until every predecessor is done; fails if killed meanwhile. */

@@ -543,7 +543,7 @@ enum rc txn_commit(struct txn *t)
     t->a_commit += end - start;
     if (rc != RC_OK)
         return mark_abort(t);
-    wait_wake_watchers(); /* threads that wait for this transaction's end */
+    wait_txn_end(); /* threads that wait for this transaction's end */
     if (t->hist)
         hist_txn_times(t->hist, t->hist_begin, clock_now_ns());
     if (t->ndropped)
@@ -567,7 +567,7 @@ enum rc txn_commit(struct txn *t)
 void txn_abort(struct txn *t)
 {
     cc_abort(t);
-    wait_wake_watchers();
+    wait_txn_end();
     if (t->npublish)
         free_inserted(t, false);
     if (t->hist)

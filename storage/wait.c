@@ -153,9 +153,16 @@ void wait_wake_watchers_slow(void)
         for (; m; m &= m - 1)
             wake_now(k * 64 + __builtin_ctzll(m));
     }
+}
+
+void wait_txn_end_slow(void)
+{
+    wait_wake_flush_slow();
+    wait_wake_watchers_slow();
     /* The threads woken during this transaction (lock grants, ends of waits) got rows
      * or results this one handed on; let them run now rather than when this thread next
-     * blocks: a granted lock is idle until its new holder runs. */
+     * blocks: a granted lock is idle until its new holder runs. Only here, between
+     * transactions: a yield in the middle of one would hold its locks longer. */
     if (woke_parked) {
         woke_parked = false;
         sched_yield();

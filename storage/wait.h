@@ -9,7 +9,7 @@
  *    its wait. How it is woken is said when the wait starts (struct waiter's `on`):
  *      WAIT_WOKEN  the waker knows the waiter (a lock grant, a wound, a cascade, the
  *                  last commit dependency) and calls wait_wake(thread);
- *      a thread    the wait ends when that thread's transaction ends (or, RCC, seals an
+  *      a thread    the wait ends when that thread's transaction ends (or, RCC, seals an
  *                  entry): the waiter registers in that thread's `watchers` and the
  *                  thread calls wait_wake_watchers() then;
  *      WAIT_BLIND  nobody knows (latches, seqlocks): it sleeps WAIT_SLEEP_NS per round
@@ -136,6 +136,7 @@ static inline void wait_round(struct waiter *w)
 void wait_wake_later(int thread);
 void wait_wake_flush_slow(void);
 void wait_wake_watchers_slow(void);
+void wait_txn_end_slow(void);
 
 /* The condition thread `thread` waits for (WAIT_WOKEN) may have changed: wakes it if it
  * parks. Call after the change is published. The wake-up is deferred to the caller's next
@@ -155,14 +156,23 @@ static inline void wait_wake_flush(void)
         wait_wake_flush_slow();
 }
 
-/* This thread's transaction ended (or RCC sealed an entry): wakes the threads that
- * registered to wait for it. Call after the change is published. */
+/* RCC sealed an entry: wakes the threads that registered to wait for this one. Call
+ * after the change is published. */
 static inline void wait_wake_watchers(void)
 {
     if (wait_parking) {
         wait_wake_flush_slow();
         wait_wake_watchers_slow();
     }
+}
+
+/* This thread's transaction ended (committed or aborted, everything released): wakes the
+ * threads that registered to wait for it, then, if it woke parked threads during the
+ * transaction, yields so that they run. */
+static inline void wait_txn_end(void)
+{
+    if (wait_parking)
+        wait_txn_end_slow();
 }
 
 /* What a thread waits for. */
