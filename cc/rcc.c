@@ -429,6 +429,16 @@ void cc_begin(struct txn *t, bool retry)
     atomic_store(&p->word, t->id << 4 | PH_RUNNING << 2);
 }
 
+/* Tells append waiters that this thread sealed or finished an entry (see `progress`). */
+static inline void bump_progress(struct rcc_thread *p)
+{
+    /* only this thread writes it: a load and a store, no read-modify-write. release: an
+     * append waiter that sees it re-takes the row latch, which orders the rest */
+    uint64_t v = atomic_load_explicit(&p->progress, memory_order_relaxed);
+    SHW(SHW_OWN);
+    atomic_store_explicit(&p->progress, v + 1, memory_order_release);
+}
+
 /* Speculative unlock: publishes the image of the attempt's OPEN entry as its snapshot. */
 static void seal_open(struct txn *t)
 {
@@ -446,9 +456,7 @@ static void seal_open(struct txn *t)
     e->snap = snap;
     e->flags &= ~(uint32_t)ENT_OPEN;
     unlatch(m);
-    SHW(SHW_OWN);
-    /* release: an append waiter that sees it re-takes the latch, which orders the rest */
-    atomic_fetch_add_explicit(&p->progress, 1, memory_order_release);
+    bump_progress(p);
     wait_wake_watchers(); /* append waiters on this entry */
 }
 
@@ -665,8 +673,7 @@ static void finish(struct txn *t)
     /* release: pairs with is_done's acquire load */
     SHW(SHW_OWN);
     atomic_store_explicit(&p->done, t->id, memory_order_release);
-    SHW(SHW_OWN);
-    atomic_fetch_add_explicit(&p->progress, 1, memory_order_release); /* as in seal_open */
+    bump_progress(p);
 }
 
 /* Pre-commit: waits until every predecessor is done; fails if killed meanwhile. */
