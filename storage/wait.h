@@ -4,14 +4,17 @@
  *  - spin (no more threads than CPUs, the default): a waiter pauses in a loop for
  *    WAIT_SPIN_NS, then yields the CPU every round. It never sleeps: the thread it waits
  *    for has a core of its own, and a hand-off costs no wake-up.
- *  - park (more threads than CPUs): a waiter spins WAIT_PARK_SPIN_NS, then leaves the run
+ *  - park (more threads than CPUs): a waiter spins WAIT_PARK_SPIN_NS (not at all while
+ *    the thread its wait record names as holder is parked itself), then leaves the run
  *    queue (futex) so the threads it waits for get the CPU, and is woken by whoever ends
- *    its wait. How it is woken is said when the wait starts (struct waiter's `on`):
+ *    its wait. A thread that woke parked threads yields once its transaction has ended
+ *    (wait_txn_end), so they run while it starts the next one. How a waiter is woken is
+ *    said when its wait starts (struct waiter's `on`):
  *      WAIT_WOKEN  the waker knows the waiter (a lock grant, a wound, a cascade, the
  *                  last commit dependency) and calls wait_wake(thread);
-  *      a thread    the wait ends when that thread's transaction ends (or, RCC, seals an
+ *      a thread    the wait ends when that thread's transaction ends (or, RCC, seals an
  *                  entry): the waiter registers in that thread's `watchers` and the
- *                  thread calls wait_wake_watchers() then;
+ *                  thread calls wait_txn_end() (wait_wake_watchers() at a seal) then;
  *      WAIT_BLIND  nobody knows (latches, seqlocks): it sleeps WAIT_SLEEP_NS per round
  *                  (a latch waiter first yields for 25 x WAIT_PARK_SPIN_NS: its holder
  *                  is runnable).
