@@ -551,6 +551,7 @@ static enum rc append(struct txn *t, struct access *a, enum access_type type)
             wait_note(WAIT_APPEND, r, thread_of(holder));
         }
         wt.on = thread_of(holder); /* it wakes its watchers when it seals or ends */
+        wait_note_holder(wt.on);   /* the holder may differ from the last pass's */
         do {
             enum abort_reason why = wait_stopped() ? AR_STOPPED : killed_reason(t);
             if (why != AR_COUNT) { /* nothing of this access is linked yet */

@@ -72,8 +72,8 @@
 #ifndef WF_SEARCH_MAX_EDGES
 #define WF_SEARCH_MAX_EDGES 4096
 #endif
-#if WF_SEARCH_MAX_EDGES < 1
-#error "WF_SEARCH_MAX_EDGES must be at least 1"
+#if WF_SEARCH_MAX_EDGES < 2 * MAX_THREADS
+#error "WF_SEARCH_MAX_EDGES must be at least 2 * MAX_THREADS (one node's edges)"
 #endif
 
 #define CACHE_LINE 64

@@ -442,7 +442,9 @@ size_t idx_hash_size(struct idx_hash *h)
         /* relaxed: a statistic (see idx_hash_insert) */
         n += atomic_load_explicit(&h->counts[i].live, memory_order_relaxed);
     }
-    return n;
+    /* A stripe of a thread that mostly removes is "negative" (wrapped), and the loads are
+     * not one snapshot: a sum that saw removes without their inserts wraps below 0. */
+    return (int64_t)n < 0 ? 0 : n;
 }
 
 bool idx_hash_insert(struct idx_hash *h, uint64_t key, struct row *row)

@@ -90,6 +90,9 @@ void wait_park_round(struct waiter *w)
         else { /* seq_cst: see wait.h; the caller re-checks before the next round parks */
             SHW(SHW_PEER);
             atomic_fetch_or(word, bit);
+            /* and a fence: the caller's re-check may be an acquire load, which C11 (and
+             * AArch64's LDAPR) may otherwise order before the RMW's store */
+            atomic_thread_fence(memory_order_seq_cst);
         }
     } else {
         park(me, w->seq, WAIT_SLEEP_NS);

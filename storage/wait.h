@@ -148,7 +148,7 @@ void wait_txn_end_slow(void);
  * every transaction (wait_wake_watchers). */
 static inline void wait_wake(int thread)
 {
-    if (wait_parking)
+    if (wait_parking && thread != wait_self_id) /* a grant of one's own request: awake */
         wait_wake_later(thread);
 }
 
