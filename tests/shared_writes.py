@@ -32,10 +32,8 @@ TOLERANCE = 0.25   # per cell, absolute or RELATIVE of the value, whichever is l
 RELATIVE = 0.03    # mix of TPC-C transactions (and so the counts) varies run to run
 BEGIN, END = "<!-- shared-writes:begin -->", "<!-- shared-writes:end -->"
 
-
-def variants():
-    rows = (ROOT / "config" / "variants.tsv").read_text().splitlines()
-    return [r.split()[0] for r in rows if r.strip() and not r.startswith("#")]
+sys.path.insert(0, str(ROOT / "experiments"))
+from sweep.spec import known_variants  # noqa: E402  (the sweep runner's reading of variants.tsv)
 
 
 def measure(variant, workload):
@@ -67,7 +65,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--write", action="store_true", help="rewrite README.md's table")
     args = ap.parse_args()
-    counts = {(v, w): measure(v, w) for v in variants() for w in WORKLOADS}
+    counts = {(v, w): measure(v, w) for v in known_variants() for w in WORKLOADS}
     text = table(counts)
     print(text)
     bad = [f"{v} {w}: {c['global']:.2f} global, {c['table']:.2f} table writes per commit"
