@@ -3,13 +3,15 @@
  * reading its own partition of the table (so the only conflict is the hot row). The hot
  * update comes after floor(--distance * --len) of the reads: 0 = hotspot first, 1 = last.
  * Rows per partition: --rows / threads, at least --len. The hot row's last access is
- * hinted (txn_last_access) right after its write. */
+ * hinted (txn_last_access) right after its write. Partition i is placed on the NUMA node
+ * of thread i (a placed table, storage/table.h). */
 #include <string.h>
 
 #include "benchmarks/progress.h"
 #include "benchmarks/workload.h"
 #include "storage/index.h"
 #include "storage/table.h"
+#include "storage/topology.h"
 
 struct synth_query {
     uint32_t n;       /* reads */
@@ -23,12 +25,14 @@ static uint64_t part_rows; /* rows per thread's partition; partition i: 1 + i * 
 
 static void load_part(int i, void *arg)
 {
-    const struct options *o = arg;
-    uint64_t total = 1 + part_rows * (uint64_t)o->threads;
-    uint64_t lo = total * (uint64_t)i / (uint64_t)o->threads;
-    uint64_t hi = total * (uint64_t)(i + 1) / (uint64_t)o->threads;
+    (void)arg;
+    /* partition i on thread i's node (a placed table); loader 0 also loads the hot row */
+    struct row_freelist fl = {0};
+    table_freelist_set_node(&fl, topo_node_of(i));
+    uint64_t lo = i == 0 ? 0 : 1 + (uint64_t)i * part_rows;
+    uint64_t hi = 1 + (uint64_t)(i + 1) * part_rows;
     for (uint64_t k = lo; k < hi; k++) {
-        struct row *row = table_new_row(synth_table, k);
+        struct row *row = table_new_row_from(&fl, synth_table, k);
         cc_row_init(row);
         int64_t v = (int64_t)k;
         memcpy(col_ptr(&synth_table->schema, row->data, col_payload), &v, sizeof(v));
@@ -50,7 +54,7 @@ static void synth_load(const struct options *o)
     if (part_rows < (uint64_t)o->len)
         part_rows = (uint64_t)o->len;
     uint64_t total = 1 + part_rows * (uint64_t)o->threads;
-    synth_table = table_create("synth", &s, total, true);
+    synth_table = table_create_placed("synth", &s, total, true);
     progress_phase("load", "rows", total);
     parallel_for(o->threads, load_part, (void *)o);
 }
@@ -117,9 +121,8 @@ static enum rc synth_run(struct txn *t, const void *qv)
 
 static void synth_json(const struct options *o, FILE *f)
 {
-    (void)o;
     fprintf(f, "\"rows_per_thread\":%llu,\"table_rows\":%llu", (unsigned long long)part_rows,
-            (unsigned long long)table_nrows(synth_table));
+            (unsigned long long)(1 + part_rows * (uint64_t)o->threads));
 }
 
 const struct workload synth_workload = {

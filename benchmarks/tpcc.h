@@ -115,7 +115,13 @@ struct tpcc_db {
     struct idx_ordered *cust_by_name;
     struct table *range; /* the range rows (above) */
     int64_t load_time; /* Unix seconds: C_SINCE, O_ENTRY_D, H_DATE of loaded rows */
+    /* Whether every warehouse has an owner thread (threads >= warehouses, or
+     * --partition-by-warehouse): then its rows are placed on that thread's NUMA node
+     * (placed tables, storage/table.h) and new rows on the inserting thread's node. */
+    bool placed;
 };
+/* The thread that owns warehouse w (tpcc.placed): the one its rows are placed for. */
+int tpcc_owner(const struct options *o, uint32_t w);
 extern struct tpcc_db tpcc;
 
 /* ---- keys ---- */

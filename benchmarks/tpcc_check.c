@@ -26,6 +26,7 @@
 #include <stdlib.h>
 
 #include "benchmarks/tpcc.h"
+#include "storage/topology.h"
 
 #define MAX_REPORTED 10
 
@@ -255,6 +256,12 @@ void tpcc_json(const struct options *o, FILE *f)
     fprintf(f, "\"warehouses\":%d,\"mix\":\"%s\",\"partition_by_warehouse\":%s,", o->warehouses,
             o->mix == TPCC_MIX_NEWORDER_PAYMENT ? "neworder-payment" : "standard",
             o->partition_by_warehouse ? "true" : "false");
+    /* where each warehouse's rows are (OS NUMA node; -1: interleaved or unknown) */
+    fprintf(f, "\"placement\":\"%s\",\"warehouse_nodes\":[", tpcc.placed ? "owner" : "interleaved");
+    for (int w = 1; w <= o->warehouses; w++)
+        fprintf(f, "%s%d", w > 1 ? "," : "",
+                tpcc.placed ? topo_node_of(tpcc_owner(o, (uint32_t)w)) : -1);
+    fputs("],", f);
     fprintf(f, "\"nurand_c\":{\"c_last_load\":%u,\"c_last_run\":%u,\"c_id\":%u,\"ol_i_id\":%u},",
             tpcc_c.c_last_load, tpcc_c.c_last_run, tpcc_c.c_id, tpcc_c.ol_i_id);
     fputs("\"rows\":{", f);

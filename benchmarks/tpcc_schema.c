@@ -20,6 +20,7 @@
 #include "benchmarks/progress.h"
 #include "benchmarks/tpcc.h"
 #include "storage/mem.h"
+#include "storage/topology.h"
 
 struct tpcc_db tpcc;
 
@@ -105,12 +106,17 @@ enum { RANGE_ROWS_PER_WH = TPCC_DISTRICTS * (2 + TPCC_CUSTOMERS) };
 
 /* ---- row filling at load (no transaction: the rows are private to the loader) ---- */
 
-static struct row *new_row(int tab, uint64_t key)
+/* A loader's blocks of rows of the placed tables, from the node of the warehouse it
+ * loads (run_task sets it). */
+static _Thread_local struct row_freelist load_rows;
+
+static struct row *load_new_row(struct table *t, uint64_t key)
 {
-    struct row *r = table_new_row(tpcc.tab[tab], key);
+    struct row *r = t->streams ? table_new_row_from(&load_rows, t, key) : table_new_row(t, key);
     cc_row_init(r);
     return r;
 }
+static struct row *new_row(int tab, uint64_t key) { return load_new_row(tpcc.tab[tab], key); }
 static void publish_in(struct table *t, struct row *r)
 {
     if (!idx_hash_insert(t->primary, r->key, r)) {
@@ -123,8 +129,7 @@ static void publish(int tab, struct row *r) { publish_in(tpcc.tab[tab], r); }
 /* Loads a range row (tpcc.h) with its bound. */
 static void load_range(enum tpcc_range k, uint32_t w, uint32_t d, uint32_t c, int32_t bound)
 {
-    struct row *r = table_new_row(tpcc.range, tpcc_rkey(k, w, d, c));
-    cc_row_init(r);
+    struct row *r = load_new_row(tpcc.range, tpcc_rkey(k, w, d, c));
     memcpy(col_ptr(&tpcc.range->schema, r->data, RG_BOUND), &bound, sizeof(bound));
     publish_in(tpcc.range, r);
 }
@@ -354,14 +359,23 @@ static void load_district(struct rng *g, uint32_t w, uint32_t d)
 #define TASKS_PER_WH (STOCK_SLICES + TPCC_DISTRICTS)
 
 struct load_ctx {
+    const struct options *o;
     uint64_t seed;
     int ntasks;
     atomic_int next;
     atomic_int *wh_done; /* per warehouse: its tasks finished */
 };
 
-static void run_task(int task, uint64_t seed)
+int tpcc_owner(const struct options *o, uint32_t w)
 {
+    /* tpcc_query.c's home_w: with T >= W thread t works on warehouse t % W + 1; with
+     * T < W, partitioned, on the warehouses w with (w - 1) % T == t */
+    return (int)((w - 1) % (uint32_t)o->threads);
+}
+
+static void run_task(int task, const struct load_ctx *ctx)
+{
+    uint64_t seed = ctx->seed;
     struct rng g;
     rng_seed(&g, seed ^ 0x7BCCull, (uint64_t)task);
     if (task < ITEM_SLICES) {
@@ -372,6 +386,7 @@ static void run_task(int task, uint64_t seed)
     task -= ITEM_SLICES;
     uint32_t w = (uint32_t)(task / TASKS_PER_WH) + 1;
     int k = task % TASKS_PER_WH;
+    table_freelist_set_node(&load_rows, tpcc.placed ? topo_node_of(tpcc_owner(ctx->o, w)) : -1);
     if (k < STOCK_SLICES) {
         uint32_t per = TPCC_ITEMS / STOCK_SLICES;
         load_stock(&g, w, (uint32_t)k * per + 1, (uint32_t)(k + 1) * per);
@@ -388,7 +403,7 @@ static void loader(int i, void *arg)
     (void)i;
     struct load_ctx *ctx = arg;
     for (int task; (task = atomic_fetch_add(&ctx->next, 1)) < ctx->ntasks;) {
-        run_task(task, ctx->seed);
+        run_task(task, ctx);
         /* relaxed: a count to show progress; the loaded rows are published to the
          * run by parallel_for's join */
         if (task >= ITEM_SLICES &&
@@ -406,7 +421,8 @@ static struct table *make_table(const struct tpcc_tabdef *td, bool verify, uint6
         if (schema_add(&s, td->cols[c].name, td->cols[c].type, td->cols[c].size) != c)
             abort();
     schema_seal(&s);
-    return table_create(td->name, &s, rows, true);
+    return tpcc.placed && td != &tpcc_tabdefs[T_ITEM] ? table_create_placed(td->name, &s, rows, true)
+                                                     : table_create(td->name, &s, rows, true);
 }
 
 void tpcc_load(const struct options *o)
@@ -415,6 +431,7 @@ void tpcc_load(const struct options *o)
     memset(&tpcc, 0, sizeof(tpcc));
     tpcc.warehouses = o->warehouses;
     tpcc.load_time = (int64_t)time(NULL);
+    tpcc.placed = o->threads >= o->warehouses || o->partition_by_warehouse;
     tpcc_consts_init(&tpcc_c, o->seed);
     /* Sizes hint the tables' chunks and primary indexes; the four tables NewOrder and
      * Payment insert into get twice their loaded rows, so a run of some seconds does not
@@ -430,7 +447,7 @@ void tpcc_load(const struct options *o)
     tpcc.range = make_table(&range_tabdef, o->verify, RANGE_ROWS_PER_WH * w);
     tpcc.cust_by_name = idx_ordered_create();
 
-    struct load_ctx ctx = {.seed = o->seed, .ntasks = ITEM_SLICES + TASKS_PER_WH * (int)w};
+    struct load_ctx ctx = {.o = o, .seed = o->seed, .ntasks = ITEM_SLICES + TASKS_PER_WH * (int)w};
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     int n = o->threads;
     if (cpus > 0 && n > cpus)

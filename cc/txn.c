@@ -10,6 +10,7 @@
 #include "storage/mem.h"
 #include "storage/wait.h"
 #include "storage/shared_writes.h"
+#include "storage/topology.h"
 
 #define ACC_INITIAL_CAP 64
 /* the per-access path is small: inlined whole into each API function */
@@ -97,6 +98,8 @@ struct txn *txn_create(int thread_id, bool verify)
     struct txn *t = mem_alloc_aligned(CACHE_LINE, sizeof(*t));
     memset(t, 0, sizeof(*t));
     t->thread_id = thread_id;
+    /* its inserts into placed tables (partitioned data) go to its node */
+    table_freelist_set_node(&t->free_rows, topo_node_of(thread_id));
     t->acc_cap = ACC_INITIAL_CAP;
     t->acc = mem_alloc(t->acc_cap * sizeof(*t->acc));
     slots_alloc(t, 2 * t->acc_cap);

@@ -93,17 +93,19 @@ void mem_free(void *p) { free(p); }
 /* Shared regions at least this large ask for transparent huge pages. */
 #define HUGE_PAGE_BYTES ((size_t)2 << 20)
 
-void *mem_alloc_shared(size_t size)
+void *mem_alloc_shared_on(size_t size, int node)
 {
     size = (size + 4095) & ~(size_t)4095;
     /* MALLOCX_ZERO on a large size maps fresh zero pages without touching them, so the
-     * interleave policy set next still decides where each page lands on first touch (the
-     * parallel loaders), spreading the table over the nodes the run's threads are pinned
-     * to (all nodes when they are not pinned). */
+     * policy set next still decides where each page lands on first touch: on `node`, or
+     * interleaved over the nodes the run's threads are pinned to (all nodes when they are
+     * not pinned). */
     void *p = mallocx(size, MALLOCX_ALIGN(4096) | MALLOCX_ZERO);
     if (!p)
         mem_die_oom("mem_alloc_shared", size);
-    if (numa_nodes > 1) {
+    if (numa_nodes > 1 && node >= 0 && node <= numa_max_node()) {
+        numa_tonode_memory(p, size, node);
+    } else if (numa_nodes > 1) {
         unsigned long long m = topo_plan_nodes();
         if (m) {
             struct bitmask *b = numa_bitmask_alloc((unsigned)numa_max_possible_node() + 1);
@@ -123,6 +125,8 @@ void *mem_alloc_shared(size_t size)
         madvise(p, size, MADV_HUGEPAGE);
     return p;
 }
+
+void *mem_alloc_shared(size_t size) { return mem_alloc_shared_on(size, -1); }
 
 void mem_free_shared(void *p, size_t size)
 {

@@ -25,6 +25,9 @@ void mem_free(void *p);
 /* Large shared region (tables): zeroed, cache-line aligned, NUMA-interleaved where the
  * machine has several nodes. */
 void *mem_alloc_shared(size_t size);
+/* The same, placed on NUMA node `node` (OS index) where the machine has several nodes
+ * (node < 0: interleaved, as mem_alloc_shared). */
+void *mem_alloc_shared_on(size_t size, int node);
 void mem_free_shared(void *p, size_t size);
 
 /* The process's resident set size in bytes (/proc/self/statm; 0 if unreadable). */

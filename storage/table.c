@@ -49,8 +49,12 @@ void schema_seal(struct schema *s)
     s->all_cols = s->ncols == 64 ? ~(uint64_t)0 : ((uint64_t)1 << s->ncols) - 1;
 }
 
-struct table *table_create(const char *name, const struct schema *s, uint64_t rows_hint,
-                           bool with_primary)
+/* Placed tables' chunks hold at most 2^PLACED_CHUNK_SHIFT rows: every node in use starts
+ * a chunk of its own, which should not be mostly empty. */
+#define PLACED_CHUNK_SHIFT 16
+
+static struct table *create(const char *name, const struct schema *s, uint64_t rows_hint,
+                            bool with_primary, bool placed)
 {
     int id = atomic_fetch_add(&catalog_n, 1);
     if (id >= MAX_TABLES) {
@@ -64,9 +68,16 @@ struct table *table_create(const char *name, const struct schema *s, uint64_t ro
     t->stride = (sizeof(struct row) + s->data_size + CACHE_LINE - 1) / CACHE_LINE * CACHE_LINE;
     /* Chunks of at least 1024 rows and at most 2^22; the initial rows fit in few chunks. */
     unsigned shift = 10;
-    while (shift < 22 && ((uint64_t)1 << shift) < rows_hint)
+    while (shift < (placed ? PLACED_CHUNK_SHIFT : 22) && ((uint64_t)1 << shift) < rows_hint)
         shift++;
     t->chunk_shift = shift;
+    if (placed) {
+        t->streams = mem_alloc_aligned(CACHE_LINE, (TABLE_MAX_NODES + 1) * sizeof(*t->streams));
+        for (int k = 0; k <= TABLE_MAX_NODES; k++) {
+            pthread_mutex_init(&t->streams[k].lock, NULL);
+            t->streams[k].next = t->streams[k].end = 0;
+        }
+    }
     t->max_chunks = ((uint64_t)1 << 34) >> shift; /* up to 2^34 rows per table */
     t->chunks = mem_zalloc(t->max_chunks * sizeof(*t->chunks));
     pthread_mutex_init(&t->chunk_lock, NULL);
@@ -75,6 +86,18 @@ struct table *table_create(const char *name, const struct schema *s, uint64_t ro
     catalog[id] = t;
     catalog_name[id] = name;
     return t;
+}
+
+struct table *table_create(const char *name, const struct schema *s, uint64_t rows_hint,
+                           bool with_primary)
+{
+    return create(name, s, rows_hint, with_primary, false);
+}
+
+struct table *table_create_placed(const char *name, const struct schema *s,
+                                  uint64_t rows_hint, bool with_primary)
+{
+    return create(name, s, rows_hint, with_primary, true);
 }
 
 void table_destroy(struct table *t)
@@ -88,17 +111,25 @@ void table_destroy(struct table *t)
     if (t->primary)
         idx_hash_destroy(t->primary);
     catalog[t->id] = NULL;
+    for (int k = 0; t->streams && k <= TABLE_MAX_NODES; k++)
+        pthread_mutex_destroy(&t->streams[k].lock);
+    mem_free(t->streams);
     mem_free(t->chunks);
     pthread_mutex_destroy(&t->chunk_lock);
     mem_free(t);
 }
 
+static _Noreturn void too_many_rows(const struct table *t)
+{
+    fprintf(stderr, "table %s: more than %llu rows\n", t->name,
+            (unsigned long long)(t->max_chunks << t->chunk_shift));
+    exit(1);
+}
+
 static unsigned char *chunk_get(struct table *t, uint64_t c)
 {
     if (c >= t->max_chunks) {
-        fprintf(stderr, "table %s: more than %llu rows\n", t->name,
-                (unsigned long long)(t->max_chunks << t->chunk_shift));
-        exit(1);
+        too_many_rows(t);
     }
     /* acquire: pairs with the release store below */
     unsigned char *p = atomic_load_explicit(&t->chunks[c], memory_order_acquire);
@@ -117,6 +148,10 @@ static unsigned char *chunk_get(struct table *t, uint64_t c)
 
 struct row *table_new_row(struct table *t, uint64_t key)
 {
+    if (t->streams) {
+        fprintf(stderr, "table %s: table_new_row on a placed table\n", t->name);
+        abort();
+    }
     SHW(SHW_TABLE);
     uint64_t i = atomic_fetch_add_explicit(&t->nrows, 1, memory_order_relaxed);
     unsigned char *c = chunk_get(t, i >> t->chunk_shift);
@@ -128,12 +163,58 @@ struct row *table_new_row(struct table *t, uint64_t key)
     return r;
 }
 
+/* A placed table's next block of row numbers for `node` (see table.h's top). */
+static uint64_t reserve_placed(struct table *t, int node)
+{
+    struct table_stream *st = &t->streams[node >= 0 && node < TABLE_MAX_NODES ? node + 1 : 0];
+    SHW(SHW_TABLE);
+    pthread_mutex_lock(&st->lock);
+    if (st->next == st->end) { /* chunk sizes are multiples of ROW_BLOCK: never partial */
+        uint64_t rows = (uint64_t)1 << t->chunk_shift;
+        pthread_mutex_lock(&t->chunk_lock);
+        /* relaxed: nrows of a placed table is only written under chunk_lock */
+        uint64_t i = atomic_load_explicit(&t->nrows, memory_order_relaxed);
+        uint64_t c = i >> t->chunk_shift;
+        if (c >= t->max_chunks) {
+            too_many_rows(t);
+        }
+        unsigned char *p = mem_alloc_shared_on(rows * t->stride,
+                                               st == &t->streams[0] ? -1 : node);
+        SHW(SHW_TABLE);
+        /* release both: a scan that reads nrows (acquire) finds the chunk published */
+        atomic_store_explicit(&t->chunks[c], p, memory_order_release);
+        atomic_store_explicit(&t->nrows, i + rows, memory_order_release);
+        pthread_mutex_unlock(&t->chunk_lock);
+        st->next = i;
+        st->end = i + rows;
+    }
+    uint64_t i = st->next;
+    st->next += ROW_BLOCK;
+    pthread_mutex_unlock(&st->lock);
+    return i;
+}
+
+void table_freelist_set_node(struct row_freelist *fl, int node)
+{
+    if (fl->node == node)
+        return;
+    fl->node = node;
+    for (int k = 0; k < MAX_TABLES; k++)
+        fl->next[k] = fl->end[k] = 0;
+}
+
 void table_reserve_rows(struct row_freelist *fl, struct table *t)
 {
-    SHW(SHW_TABLE);
-    uint64_t i = atomic_fetch_add_explicit(&t->nrows, ROW_BLOCK, memory_order_relaxed);
-    for (uint64_t c = i >> t->chunk_shift; c <= (i + ROW_BLOCK - 1) >> t->chunk_shift; c++)
-        chunk_get(t, c);
+    uint64_t i;
+    if (t->streams) {
+        i = reserve_placed(t, fl->node);
+    } else {
+        SHW(SHW_TABLE);
+        i = atomic_fetch_add_explicit(&t->nrows, ROW_BLOCK, memory_order_relaxed);
+        for (uint64_t c = i >> t->chunk_shift; c <= (i + ROW_BLOCK - 1) >> t->chunk_shift;
+             c++)
+            chunk_get(t, c);
+    }
     for (uint64_t k = i; k < i + ROW_BLOCK; k++) /* zero rows otherwise (see table_new_row) */
         table_row_at(t, k)->table = t;
     fl->next[t->id] = i;

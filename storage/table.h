@@ -11,6 +11,16 @@
  * (indexes and access sets keep them). Row numbers are handed out by an atomic counter
  * (inserts take them in per-thread blocks, struct row_freelist); a chunk is allocated by
  * whoever first needs it, under the table's chunk lock.
+ *
+ * Placed tables (table_create_placed: partitioned data, e.g. TPC-C's per-warehouse
+ * tables) put each row on the NUMA node of the thread that owns it. Every chunk lives on
+ * one node (or is interleaved: node -1) and row blocks come from a chunk of the node the
+ * reserving row_freelist names (its `node`), so a thread's rows share its node's chunks.
+ * Invariants: rows are taken only through row_freelist blocks (never table_new_row);
+ * chunks are allocated whole, in order, under the chunk lock, and nrows is the number of
+ * rows of the allocated chunks (a multiple of the chunk size): the rows of a chunk not
+ * handed out yet are zero rows (key 0, table NULL, in no index), which a scan of
+ * [0, nrows) skips as it skips rows of aborted inserts.
  */
 #ifndef STORAGE_TABLE_H
 #define STORAGE_TABLE_H
@@ -66,10 +76,20 @@ struct table {
     unsigned chunk_shift;
     _Atomic(unsigned char *) *chunks; /* MAX chunks; NULL until first needed */
     size_t max_chunks;
-    _Atomic uint64_t nrows;           /* rows handed out so far */
+    _Atomic uint64_t nrows;           /* rows handed out so far (placed: in chunks) */
     pthread_mutex_t chunk_lock;
     struct idx_hash *primary;         /* primary key index, or NULL */
+    /* Placed tables only (NULL otherwise): per node, the rows of its current chunk not
+     * handed out yet, [next, end), under the stream's lock (taken before chunk_lock);
+     * index 0: interleaved, k + 1: OS node k. */
+    struct table_stream {
+        alignas(CACHE_LINE) pthread_mutex_t lock;
+        uint64_t next, end;
+    } *streams;
 };
+
+/* Stream slots of a placed table: interleaved, then OS nodes 0 .. TABLE_MAX_NODES - 1. */
+#define TABLE_MAX_NODES 64
 
 /* Schema building: add columns in order, then seal. */
 void schema_init(struct schema *s, bool verify);
@@ -80,9 +100,13 @@ void schema_seal(struct schema *s);
  * `with_primary`, a hash index on the key is created (sized for rows_hint). */
 struct table *table_create(const char *name, const struct schema *s, uint64_t rows_hint,
                            bool with_primary);
+/* The same for partitioned data: a placed table (see the top). */
+struct table *table_create_placed(const char *name, const struct schema *s,
+                                  uint64_t rows_hint, bool with_primary);
 void table_destroy(struct table *t);
 
-/* A new row: key set, data zeroed, cc slot zeroed (the caller runs cc_row_init). */
+/* A new row: key set, data zeroed, cc slot zeroed (the caller runs cc_row_init). Not for
+ * placed tables (table_new_row_from). */
 struct row *table_new_row(struct table *t, uint64_t key);
 
 /* One thread's rows for inserts, per table id: the rows of its aborted inserts, reused
@@ -92,13 +116,20 @@ struct row *table_new_row(struct table *t, uint64_t key);
  * reset to the state of a new row when freed; the list links through the rows' key
  * fields. Reserved rows not handed out yet are zero rows (key 0, in no index), like rows
  * of aborted inserts to anyone walking the table. Owned by one thread, no
- * synchronisation; all zero: empty. */
+ * synchronisation; all zero: empty, taking rows of placed tables from node 0 (`node`:
+ * the OS node whose chunks its blocks of placed tables come from, -1: interleaved ones;
+ * table_freelist_set_node changes it). */
 #define MAX_TABLES 32
 #define ROW_BLOCK 64
 struct row_freelist {
     struct row *head[MAX_TABLES];
     uint64_t next[MAX_TABLES], end[MAX_TABLES]; /* reserved row numbers [next, end) */
+    int node;
 };
+/* Makes fl take placed tables' rows from `node`'s chunks from now on (OS index, -1:
+ * interleaved; out of range: interleaved). Reserved rows of another node are dropped
+ * (they stay zero rows). */
+void table_freelist_set_node(struct row_freelist *fl, int node);
 /* Gives back row r of its table: the caller guarantees no other thread can reach it. */
 void table_free_row(struct row_freelist *fl, struct row *r);
 /* Reserves the next block of row numbers of t for fl (table.c). */
@@ -120,7 +151,7 @@ static inline struct row *table_new_row_from(struct row_freelist *fl, struct tab
     return r;
 }
 
-/* Row number i (< nrows) in allocation order. */
+/* Row number i (< table_nrows) in allocation order. */
 static inline struct row *table_row_at(struct table *t, uint64_t i)
 {
     /* acquire: pairs with the release store that published the chunk */
@@ -128,6 +159,8 @@ static inline struct row *table_row_at(struct table *t, uint64_t i)
                                             memory_order_acquire);
     return (struct row *)(c + (i & (((uint64_t)1 << t->chunk_shift) - 1)) * t->stride);
 }
+/* The bound of a scan: rows handed out, with zero rows among them (reserved and not used
+ * yet, aborted inserts, a placed table's chunk tails). */
 static inline uint64_t table_nrows(struct table *t)
 {
     return atomic_load_explicit(&t->nrows, memory_order_acquire);

@@ -195,6 +195,12 @@ unsigned long long topo_plan_nodes(void)
     return __builtin_popcountll(m) > 1 ? m : 0;
 }
 
+int topo_node_of(int thread)
+{
+    const struct topo_slot *s = topo_slot_of(thread);
+    return s && s->numa_node >= 0 ? numa_os[s->numa_node] : -1;
+}
+
 void topo_plan_json(FILE *f)
 {
     fputc('[', f);

@@ -14,7 +14,8 @@
  *
  * Loader threads and helper threads (Silo's epoch thread) use the same plan: a loader i
  * runs where worker i will, a helper on all the plan's PUs. Shared memory is interleaved
- * over the NUMA nodes of the plan's PUs only (storage/mem.c asks topo_plan_nodes).
+ * over the NUMA nodes of the plan's PUs only (storage/mem.c asks topo_plan_nodes);
+ * partitioned data is placed on the node of the thread that owns it (topo_node_of).
  *
  * HWLOC_SYNTHETIC (hwloc's environment variable, e.g. "pack:2 core:64 pu:2") makes the
  * plan for a made-up machine: only --pin-plan may use it (topo_is_this_system). */
@@ -52,6 +53,10 @@ void topo_pin_helper(void);
 /* OS indexes of the NUMA nodes of the plan's PUs, as a bit mask (bit k: node k); 0 when
  * not pinned or on one node. */
 unsigned long long topo_plan_nodes(void);
+
+/* OS index of the NUMA node of thread i's PU (the node its data is placed on, see
+ * table.h's placed tables); -1 when not pinned or the node is unknown. */
+int topo_node_of(int thread);
 
 /* The plan as one JSON array of {"thread","pu","core","package","numa_node"}. */
 void topo_plan_json(FILE *f);

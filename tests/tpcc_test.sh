@@ -2,7 +2,7 @@
 # End-to-end TPC-C tests (release binaries in build/bin; run from anywhere):
 #   for every variant of config/variants.tsv but none: the standard mix and the
 #   neworder-payment mix, 1 warehouse, 8 threads, --check; a short --verify run;
-#   2 warehouses with --partition-by-warehouse; a --dump that loads back with the row
+#   2 warehouses with --partition-by-warehouse (and 3 under TSan: placed tables); a --dump that loads back with the row
 #   counts of the run's JSON (awk, and sqlite3 where installed, which also re-checks
 #   two consistency conditions in SQL); bad TPC-C flags exit 2.
 # Prints "ok <case>" or "FAIL <case>" per case; exit status 1 if any failed.
@@ -60,6 +60,10 @@ done
 b=build/bin/rundb-no-wait
 run "tpcc 2 warehouses partitioned" 90 build/bin/rundb-silo --workload tpcc --warehouses 2 \
     --threads 4 --warmup 0 --duration 1 --check --partition-by-warehouse
+# placed tables (storage/table.h) loaded and grown by several threads, under TSan
+run "tsan tpcc 3 warehouses partitioned" 180 env TSAN_OPTIONS="halt_on_error=1 exitcode=66" \
+    build/tsan/bin/rundb-wound-wait --workload tpcc --warehouses 3 --threads 4 --warmup 0 \
+    --duration 1 --check --partition-by-warehouse --queries-per-thread 2000
 
 # dump: the CSV files hold the rows the run reports, with the right header and shape
 dump_case() {

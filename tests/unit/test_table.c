@@ -1,0 +1,151 @@
+/* Unit tests of placed tables (storage/table.h): rows reserved for a node come only from
+ * chunks of that node, concurrently too; a scan of [0, table_nrows) finds every row handed
+ * out exactly once among zero rows; switching a row_freelist's node moves its next rows to
+ * that node's chunks. Nodes here are stream slots: on a one-node machine the chunks'
+ * memory is the same, but which chunk a row comes from is what is checked. */
+#include <pthread.h>
+#include <string.h>
+
+#include "storage/mem.h"
+#include "storage/table.h"
+#include "tests/unit/check.h"
+
+#define NODES 4         /* stream slots used: interleaved, 0, 1, 5 */
+#define ROWS_EACH 20000 /* rows per (thread, node); more than two chunks */
+#define THREADS 4
+
+static const int node_of_slot[NODES] = {-1, 0, 1, 5};
+
+static struct table *make_placed(uint64_t hint)
+{
+    struct schema s;
+    schema_init(&s, false);
+    schema_add(&s, "v", COL_INT64, 8);
+    schema_seal(&s);
+    return table_create_placed("placed", &s, hint, false);
+}
+
+/* key: 1 + (slot * THREADS + thread) * ROWS_EACH + i, so a key names its node's slot */
+static uint64_t key_of(int slot, int thread, uint64_t i)
+{
+    return 1 + ((uint64_t)slot * THREADS + (uint64_t)thread) * ROWS_EACH + i;
+}
+static int slot_of_key(uint64_t key) { return (int)((key - 1) / ROWS_EACH / THREADS); }
+
+struct worker_arg {
+    struct table *t;
+    int thread;
+};
+
+/* Inserts ROWS_EACH rows for every node, switching node every 100 rows. */
+static void *fill(void *p)
+{
+    struct worker_arg *a = p;
+    struct row_freelist fl;
+    memset(&fl, 0, sizeof(fl));
+    uint64_t done[NODES] = {0};
+    for (int round = 0; done[NODES - 1] < ROWS_EACH; round++) {
+        int slot = round % NODES;
+        table_freelist_set_node(&fl, node_of_slot[slot]);
+        for (int k = 0; k < 100 && done[slot] < ROWS_EACH; k++, done[slot]++)
+            table_new_row_from(&fl, a->t, key_of(slot, a->thread, done[slot]));
+    }
+    return NULL;
+}
+
+#define MAX_KEY ((uint64_t)NODES * THREADS * ROWS_EACH)
+
+/* Every chunk holds rows of one node only; every row is found once; want_rows in all. */
+static void check_layout(struct table *t, uint64_t want_rows)
+{
+    uint64_t n = table_nrows(t), chunk = (uint64_t)1 << t->chunk_shift;
+    CHECK_EQ_U(n % chunk, 0);
+    uint64_t found = 0;
+    unsigned char *seen = mem_zalloc(MAX_KEY + 1);
+    for (uint64_t c = 0; c < n / chunk; c++) {
+        int chunk_slot = -1;
+        for (uint64_t i = c * chunk; i < (c + 1) * chunk; i++) {
+            struct row *r = table_row_at(t, i);
+            if (r->key == 0)
+                continue; /* a zero row */
+            if (r->table != t || r->key > MAX_KEY || seen[r->key]) {
+                CHECK(r->table == t && r->key <= MAX_KEY && !seen[r->key]);
+                break;
+            }
+            seen[r->key] = 1;
+            found++;
+            int s = slot_of_key(r->key);
+            if (chunk_slot < 0)
+                chunk_slot = s;
+            if (s != chunk_slot) {
+                printf("  chunk %llu holds rows of slots %d and %d\n", (unsigned long long)c,
+                       chunk_slot, s);
+                CHECK(s == chunk_slot);
+                break;
+            }
+        }
+    }
+    CHECK_EQ_U(found, want_rows);
+    mem_free(seen);
+}
+
+static void rows_stay_on_their_node(void)
+{
+    struct table *t = make_placed(5000); /* chunks of 8192 rows */
+    struct worker_arg a = {t, 0};
+    fill(&a);
+    check_layout(t, (uint64_t)NODES * ROWS_EACH);
+    table_destroy(t);
+}
+
+static void concurrent_reservations(void)
+{
+    struct table *t = make_placed(1 << 20); /* chunks of 65536 rows (the cap) */
+    CHECK_EQ_U(t->chunk_shift, 16);
+    pthread_t th[THREADS];
+    struct worker_arg a[THREADS];
+    for (int i = 0; i < THREADS; i++) {
+        a[i] = (struct worker_arg){t, i};
+        pthread_create(&th[i], NULL, fill, &a[i]);
+    }
+    for (int i = 0; i < THREADS; i++)
+        pthread_join(th[i], NULL);
+    check_layout(t, MAX_KEY);
+    table_destroy(t);
+}
+
+static uint64_t chunk_of(struct table *t, const struct row *r)
+{
+    for (uint64_t i = 0, n = table_nrows(t); i < n; i++)
+        if (table_row_at(t, i) == r)
+            return i >> t->chunk_shift;
+    CHECK(!"row not found");
+    return ~(uint64_t)0;
+}
+
+static void switching_node_moves_rows(void)
+{
+    struct table *t = make_placed(1024);
+    struct row_freelist fl;
+    memset(&fl, 0, sizeof(fl));
+    table_freelist_set_node(&fl, 0);
+    struct row *r0 = table_new_row_from(&fl, t, 1);
+    table_freelist_set_node(&fl, 1);
+    struct row *r1 = table_new_row_from(&fl, t, 2);
+    table_freelist_set_node(&fl, 0);
+    struct row *r2 = table_new_row_from(&fl, t, 3);
+    /* node 1's row is in another chunk; node 0's next row in node 0's chunk */
+    CHECK(chunk_of(t, r1) != chunk_of(t, r0));
+    CHECK_EQ_U(chunk_of(t, r2), chunk_of(t, r0));
+    CHECK_EQ_U(table_nrows(t), 2 * ((uint64_t)1 << t->chunk_shift));
+    table_destroy(t);
+}
+
+int main(void)
+{
+    mem_init();
+    RUN_CASE(rows_stay_on_their_node);
+    RUN_CASE(concurrent_reservations);
+    RUN_CASE(switching_node_moves_rows);
+    CHECK_EXIT();
+}
