@@ -33,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "benchmarks/arrivals.h"
 #include "benchmarks/progress.h"
 #include "benchmarks/watchdog.h"
 #include "cc/clock.h"
@@ -52,6 +53,7 @@ struct worker {
     struct type_result types[MAX_TXN_TYPES];
     struct hist_log *hist;
     uint64_t shw[SHW_NKINDS]; /* shared writes of the measured window */
+    struct arrivals_result arr; /* open loop (--rate): the measured window's arrivals */
     double gen_s;
     /* set (release) when the worker left its loop; the main thread polls it (acquire) */
     _Atomic bool exited;
@@ -64,6 +66,9 @@ struct worker {
 
 static _Atomic int phase;
 static atomic_int ready;
+/* clock_ticks() when the measured window started and ended: stored (relaxed) before the
+ * release store of PH_MEASURE / PH_STOP that publishes them */
+static _Atomic uint64_t window_start, window_end;
 
 static bool stopped(void)
 {
@@ -88,15 +93,14 @@ static void backoff(struct rng *r, unsigned retries, double max_us, bool yield)
 }
 
 /* Runs one query to commit (or to the workload's own rollback), retrying after aborts;
- * false if the run stopped first.
+ * false if the run stopped first. Its latency runs from tick `start` (its arrival).
  * Kept out of line so profilers can count exactly the transaction work:
  * valgrind --tool=callgrind --toggle-collect=driver_run_query ... */
 __attribute__((noinline)) bool driver_run_query(struct worker *wk, struct txn *t, const void *q,
-                                                 struct rng *brng)
+                                                 struct rng *brng, uint64_t start)
 {
     const struct workload *w = wk->w;
     int type = w->query_type(q);
-    uint64_t start = clock_ticks();
     for (unsigned retries = 0;; retries++) {
         txn_begin(t, retries > 0);
         enum rc rc = w->run(t, q);
@@ -157,8 +161,12 @@ static void *worker_main(void *arg)
     }
     progress_add(nq % PROGRESS_BATCH);
     wk->gen_s = clock_now_s() - g0;
-    struct rng brng;
+    struct rng brng, arng;
     rng_seed(&brng, o->seed ^ 0xBAC0FFull, (uint64_t)wk->id);
+    rng_seed(&arng, o->seed ^ 0xA771AEull, (uint64_t)wk->id);
+    bool open = o->rate > 0; /* open loop: arrivals.h */
+    struct arrivals ar;
+    uint64_t wstart = 0;
 
     atomic_fetch_add(&ready, 1);
     struct waiter wt = WAITER(WAIT_BLIND);
@@ -166,6 +174,8 @@ static void *worker_main(void *arg)
         wait_round(&wt);
 
     bool measuring = false;
+    if (open)
+        arrivals_init(&ar, o->rate / o->threads, clock_ticks(), &arng);
     for (uint64_t qi = 0;; qi = qi + 1 == nq ? 0 : qi + 1) {
         /* acquire: pairs with the main thread's release store of the phase */
         int ph = atomic_load_explicit(&phase, memory_order_acquire);
@@ -176,10 +186,37 @@ static void *worker_main(void *arg)
             txn_stats_reset(t);
             memset(wk->types, 0, sizeof(wk->types));
             shw_take(wk->shw); /* drops the warm-up's */
+            memset(&wk->arr, 0, sizeof(wk->arr));
+            /* relaxed: published by the phase store this thread acquired */
+            wstart = atomic_load_explicit(&window_start, memory_order_relaxed);
         }
         const void *q = queries + qi * qsize;
-        if (!driver_run_query(wk, t, q, &brng))
+        uint64_t start;
+        if (open) {
+            uint64_t arr = arrivals_take(&ar, &arng);
+            wk->arr.due += measuring && arr >= wstart;
+            uint64_t now = clock_ticks();
+            bool queued = now > arr; /* the client was busy when it arrived */
+            if (!queued && !arrivals_wait(arr, wk->oversub, stopped))
+                break;
+            uint64_t begin = queued ? now : clock_ticks();
+            if (measuring) {
+                wk->arr.started++;
+                wk->arr.queued += queued;
+                latency_add(queued ? &wk->arr.queue_wait : &wk->arr.lateness, begin - arr);
+            }
+            start = arr;
+        } else {
+            start = clock_ticks();
+        }
+        if (!driver_run_query(wk, t, q, &brng, start))
             break;
+    }
+    if (open && wstart) { /* the window's arrivals its client did not take */
+        /* relaxed: published by the PH_STOP store this thread acquired before leaving */
+        uint64_t wend = atomic_load_explicit(&window_end, memory_order_relaxed);
+        arrivals_drain(&ar, &arng, wstart);
+        wk->arr.due += arrivals_drain(&ar, &arng, wend);
     }
     wait_note(WAIT_EXITED, NULL, -1);
     /* release: the main thread joins after seeing it (acquire); it reads the worker's
@@ -345,12 +382,14 @@ void driver_run(const struct workload *w, const struct options *o, struct run_re
     watchdog_start(&sm.wd, o->stall_timeout_s, sm.t0, progress_now(&sm));
     if (o->warmup_s > 0)
         timed_phase(&sm, "warmup", sm.t0, o->warmup_s);
+    atomic_store_explicit(&window_start, clock_ticks(), memory_order_relaxed);
     atomic_store_explicit(&phase, PH_MEASURE, memory_order_release);
     double t0 = clock_now_s();
     if (o->warmup_s > 0)
         sample(&sm, t0);
     res->series.measure_start_s = t0 - sm.t0;
     timed_phase(&sm, "measure", t0, o->duration_s);
+    atomic_store_explicit(&window_end, clock_ticks(), memory_order_relaxed);
     atomic_store_explicit(&phase, PH_STOP, memory_order_release);
     /* release: pairs with wait_stopped's acquire load (storage/wait.h): a waiter that
      * gives up then sees PH_STOP too */
@@ -384,6 +423,7 @@ void driver_run(const struct workload *w, const struct options *o, struct run_re
             res->types[k].rollbacks += wk[i].types[k].rollbacks;
             latency_merge(&res->types[k].lat, &wk[i].types[k].lat);
         }
+        arrivals_merge(&res->arrivals, &wk[i].arr);
         if (wk[i].gen_s > res->gen_s)
             res->gen_s = wk[i].gen_s;
         if (o->verify)

@@ -3,6 +3,7 @@
 #ifndef BENCH_DRIVER_H
 #define BENCH_DRIVER_H
 
+#include "benchmarks/arrivals.h"
 #include "benchmarks/latency.h"
 #include "benchmarks/workload.h"
 #include "cc/history.h"
@@ -38,6 +39,7 @@ struct run_result {
     struct hist_log **hist; /* per thread, when verifying (owned by the caller) */
     struct series series;
     uint64_t shared_writes[SHW_NKINDS]; /* measured window (a COUNT_SHARED_WRITES build) */
+    struct arrivals_result arrivals;    /* open loop (--rate > 0), summed over clients */
 };
 
 void driver_run(const struct workload *w, const struct options *o, struct run_result *res);

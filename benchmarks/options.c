@@ -52,6 +52,10 @@ static const struct opt_def defs[] = {
      "record the history and check it is serializable after the run (exit 1 if not)"},
     {"queries-per-thread", OK_U64, OFF(queries_per_thread), 1, 1e8, false, "20000",
      "queries generated per thread before timing (replayed in a loop)"},
+    {"rate", OK_DOUBLE, OFF(rate), 0, 1e9, false, "0",
+     "open loop: transactions arriving per second over all threads (each thread a client "
+     "with its own Poisson stream of rate/threads; latency from arrival, queueing "
+     "included); 0 = closed loop (each thread starts its next transaction when one ends)"},
     {"backoff-max-us", OK_DOUBLE, OFF(backoff_max_us), 0, 1e6, false, "64",
      "cap of the randomised exponential back-off before a retry, microseconds"},
     {"series-interval", OK_DOUBLE, OFF(series_interval_s), 0.01, 60, false, "1",

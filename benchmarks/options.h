@@ -26,6 +26,7 @@ struct options {
     double stall_timeout_s;
     bool quiet;
     bool pin_plan;
+    double rate; /* open loop: arrivals per second over all threads; 0: closed loop */
     /* ycsb */
     uint64_t rows;
     int fields;

@@ -61,6 +61,31 @@ static void series_json(FILE *f, const struct series *s)
     fputs("]},", f);
 }
 
+/* "open_loop":{...} and a comma: offered and achieved rates, queueing (arrivals.h); null
+ * in a closed-loop run. */
+static void open_loop_json(FILE *f, const struct report_in *in)
+{
+    const struct run_result *r = in->res;
+    const struct arrivals_result *a = &r->arrivals;
+    if (in->o->rate <= 0) {
+        fputs("\"open_loop\":null,", f);
+        return;
+    }
+    double offered = (double)a->due / r->window_s;
+    double achieved = (double)r->total.commits / r->window_s;
+    fprintf(f, "\"open_loop\":{\"rate\":%.15g,\"offered_per_s\":%.1f,\"achieved_per_s\":%.1f,"
+               "\"saturated\":%s,\"arrivals\":%llu,\"started\":%llu,\"queued_frac\":%.4f,"
+               "\"queue_wait_us\":",
+            in->o->rate, offered, achieved,
+            achieved < ARRIVALS_SATURATED * offered ? "true" : "false",
+            (unsigned long long)a->due, (unsigned long long)a->started,
+            a->started ? (double)a->queued / (double)a->started : 0.0);
+    latency_json(f, &a->queue_wait);
+    fputs(",\"start_lateness_us\":", f);
+    latency_json(f, &a->lateness);
+    fputs("},", f);
+}
+
 static double rate(uint64_t aborts, uint64_t commits)
 {
     return aborts + commits ? (double)aborts / (double)(aborts + commits) : 0.0;
@@ -135,6 +160,7 @@ static void write_json(FILE *f, const struct report_in *in)
                     st->commits ? (double)r->shared_writes[k] / (double)st->commits : 0.0);
         fputs("},", f);
     }
+    open_loop_json(f, in);
     series_json(f, &r->series);
     fprintf(f, "\"config\":{\"compile\":{\"variant\":\"%s\",\"algorithm\":\"%s\","
                "\"variant_flags\":\"%s\",\"cc_meta_size\":%d,\"max_threads\":%d,"
@@ -203,6 +229,18 @@ static void write_summary(const struct report_in *in)
                 fprintf(stderr, " %s %llu", abort_reason_names[i],
                         (unsigned long long)st->aborts_by[i]);
         fputc('\n', stderr);
+    }
+    if (in->o->rate > 0) {
+        const struct arrivals_result *a = &r->arrivals;
+        double offered = (double)a->due / r->window_s;
+        double achieved = (double)st->commits / r->window_s;
+        fprintf(stderr,
+                "  open loop: offered %.0f/s, achieved %.0f/s%s; %.1f%% queued, queue wait "
+                "us p50 %.1f p99 %.1f\n",
+                offered, achieved, achieved < ARRIVALS_SATURATED * offered ? " (saturated)" : "",
+                a->started ? 100.0 * (double)a->queued / (double)a->started : 0.0,
+                us(latency_quantile(&a->queue_wait, 0.5)),
+                us(latency_quantile(&a->queue_wait, 0.99)));
     }
     if (in->verified)
         fprintf(stderr, "  verify: %s (%zu txns, %zu edges%s)\n",

@@ -6,7 +6,7 @@
 #   total), 64 threads ending within 2 s of the window, TPC-C with --check and
 #   --verify (tests/tpcc_test.sh), YCSB and bank under ThreadSanitizer, and one
 #   AddressSanitizer run; the sweep runner (spec validation, resume, failures, GNU
-#   parallel, a one-node SLURM cluster) and the plot scripts.
+#   parallel, a one-node SLURM cluster), the plot scripts, pin plans and open-loop load.
 # Ends with "N passed, N failed"; exit status 1 if anything failed.
 set -u
 cd "$(dirname "$0")/.."
@@ -44,6 +44,7 @@ echo "== sweep runner and plots"
 run "runner (tests/test_runner.py)" 600 /usr/bin/python3 -m unittest tests/test_runner.py
 run "plots (tests/test_plots.py)" 300 /usr/bin/python3 -m unittest tests/test_plots.py
 run "pin plans (tests/test_pin_plan.py)" 120 /usr/bin/python3 -m unittest tests/test_pin_plan.py
+run "open loop (tests/test_open_loop.py)" 120 /usr/bin/python3 -m unittest tests/test_open_loop.py
 
 variants=$(awk '!/^#/ && NF {print $1}' config/variants.tsv)
 ycsb_hot="--workload ycsb --theta 0.99 --rows 1000 --read-ratio 0.5 --fields 4 --field-size 16"
