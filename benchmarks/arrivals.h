@@ -28,10 +28,13 @@
 #define ARRIVALS_SPIN_NS 50000 /* sleep until this close to an arrival, then spin */
 #define ARRIVALS_SATURATED 0.95
 
-/* One client's stream (owned by its worker thread). */
+/* One client's stream (owned by its worker thread). Arrival ticks are kept as offsets
+ * from the stream's origin, so the double keeps sub-tick precision however long the
+ * machine has been up. */
 struct arrivals {
     double mean_ticks; /* mean gap */
-    double next;       /* ticks of the next arrival (fractional: no drift from rounding) */
+    uint64_t origin;   /* tick the stream started at */
+    double next;       /* the next arrival, ticks after origin (no drift from rounding) */
 };
 
 /* What the clients saw in the measured window, summed over them. */
@@ -49,18 +52,23 @@ void arrivals_init(struct arrivals *a, double rate, uint64_t start, struct rng *
 /* Takes the next arrival (its tick) and draws the one after it. */
 static inline uint64_t arrivals_take(struct arrivals *a, struct rng *r)
 {
-    uint64_t t = (uint64_t)a->next;
+    uint64_t t = a->origin + (uint64_t)a->next;
     /* exponential gap by inversion; 1 - u is in (0, 1] */
     a->next += -a->mean_ticks * log(1.0 - rng_double(r));
     return t;
 }
 
 /* Waits until tick t: sleeps, then spins (yields with `yield`) the last stretch; returns
- * early, false, once stop() is true. */
-bool arrivals_wait(uint64_t t, bool yield, bool (*stop)(void));
+ * early, false, once stop() is true. Bumps *beat (relaxed; its owner is the only writer)
+ * after every sleep: an idle client is not a stalled one (the driver's watchdog). */
+bool arrivals_wait(uint64_t t, bool yield, bool (*stop)(void), _Atomic uint64_t *beat);
 
-/* Arrivals of stream a due before tick `until`, not taken yet (the stream is advanced). */
-uint64_t arrivals_drain(struct arrivals *a, struct rng *r, uint64_t until);
+/* Counts the arrivals of stream a not taken yet that fall in [from, until) and advances
+ * the stream past `until`. Beyond ARRIVALS_COUNT_EXACT arrivals the count is its
+ * expectation (the stream's next position past a gap is drawn afresh, which the
+ * exponential's memorylessness makes exact): a backlog of millions costs no time. */
+#define ARRIVALS_COUNT_EXACT 100000
+uint64_t arrivals_count(struct arrivals *a, struct rng *r, uint64_t from, uint64_t until);
 
 void arrivals_merge(struct arrivals_result *dst, const struct arrivals_result *src);
 

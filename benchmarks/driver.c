@@ -59,9 +59,12 @@ struct worker {
     _Atomic bool exited;
     struct wait_rec wait; /* this worker's wait record, a cache line of its own */
     /* queries committed so far, in every phase: written by the worker only, read by the
-     * main thread (relaxed both: a count, nothing is published with it); alone in its
-     * cache line, as the struct is line-aligned and this is its last member */
+     * main thread (relaxed both: a count, nothing is published with it); in a cache line
+     * of its own with idle_beats, as the struct is line-aligned and they come last */
     alignas(CACHE_LINE) _Atomic uint64_t committed;
+    /* sleeps of this client while idle in open loop (arrivals_wait): progress for the
+     * watchdog; like `committed`, written by the worker only */
+    _Atomic uint64_t idle_beats;
 };
 
 static _Atomic int phase;
@@ -69,6 +72,18 @@ static atomic_int ready;
 /* clock_ticks() when the measured window started and ended: stored (relaxed) before the
  * release store of PH_MEASURE / PH_STOP that publishes them */
 static _Atomic uint64_t window_start, window_end;
+
+/* Whether an arrival at tick t, reached (or abandoned at STOP), lies in the measured
+ * window. Relaxed loads: each bound is stored before the phase store that publishes it; an
+ * arrival is counted once its time has passed (then a window that started before it has
+ * been published, but for the few instructions between the main thread's clock read and
+ * its store) or at STOP (both published). 0: not published yet. */
+static uint64_t count_due(uint64_t t)
+{
+    uint64_t ws = atomic_load_explicit(&window_start, memory_order_relaxed);
+    uint64_t we = atomic_load_explicit(&window_end, memory_order_relaxed);
+    return ws && t >= ws && (!we || t < we);
+}
 
 static bool stopped(void)
 {
@@ -166,7 +181,7 @@ static void *worker_main(void *arg)
     rng_seed(&arng, o->seed ^ 0xA771AEull, (uint64_t)wk->id);
     bool open = o->rate > 0; /* open loop: arrivals.h */
     struct arrivals ar;
-    uint64_t wstart = 0;
+    uint64_t due = 0; /* arrivals in the measured window, counted once each (count_due) */
 
     atomic_fetch_add(&ready, 1);
     struct waiter wt = WAITER(WAIT_BLIND);
@@ -177,6 +192,20 @@ static void *worker_main(void *arg)
     if (open)
         arrivals_init(&ar, o->rate / o->threads, clock_ticks(), &arng);
     for (uint64_t qi = 0;; qi = qi + 1 == nq ? 0 : qi + 1) {
+        /* open loop: the next arrival, waited for if the client is idle, before the phase
+         * is looked at, so the transaction counts in the phase it starts in */
+        uint64_t arr = 0, now = 0;
+        bool queued = false;
+        if (open) {
+            arr = arrivals_take(&ar, &arng);
+            now = clock_ticks();
+            queued = now > arr; /* the client was busy when it arrived */
+            if (!queued && !arrivals_wait(arr, wk->oversub, stopped, &wk->idle_beats)) {
+                due += count_due(arr); /* stopped before it arrived: maybe after the window */
+                break;
+            }
+            due += count_due(arr);
+        }
         /* acquire: pairs with the main thread's release store of the phase */
         int ph = atomic_load_explicit(&phase, memory_order_acquire);
         if (ph == PH_STOP)
@@ -187,36 +216,27 @@ static void *worker_main(void *arg)
             memset(wk->types, 0, sizeof(wk->types));
             shw_take(wk->shw); /* drops the warm-up's */
             memset(&wk->arr, 0, sizeof(wk->arr));
-            /* relaxed: published by the phase store this thread acquired */
-            wstart = atomic_load_explicit(&window_start, memory_order_relaxed);
         }
         const void *q = queries + qi * qsize;
-        uint64_t start;
+        uint64_t start = arr;
         if (open) {
-            uint64_t arr = arrivals_take(&ar, &arng);
-            wk->arr.due += measuring && arr >= wstart;
-            uint64_t now = clock_ticks();
-            bool queued = now > arr; /* the client was busy when it arrived */
-            if (!queued && !arrivals_wait(arr, wk->oversub, stopped))
-                break;
             uint64_t begin = queued ? now : clock_ticks();
             if (measuring) {
                 wk->arr.started++;
                 wk->arr.queued += queued;
                 latency_add(queued ? &wk->arr.queue_wait : &wk->arr.lateness, begin - arr);
             }
-            start = arr;
         } else {
             start = clock_ticks();
         }
         if (!driver_run_query(wk, t, q, &brng, start))
             break;
     }
-    if (open && wstart) { /* the window's arrivals its client did not take */
+    if (open) { /* the window's arrivals its client did not take (every exit is after STOP) */
         /* relaxed: published by the PH_STOP store this thread acquired before leaving */
-        uint64_t wend = atomic_load_explicit(&window_end, memory_order_relaxed);
-        arrivals_drain(&ar, &arng, wstart);
-        wk->arr.due += arrivals_drain(&ar, &arng, wend);
+        due += arrivals_count(&ar, &arng, atomic_load_explicit(&window_start, memory_order_relaxed),
+                              atomic_load_explicit(&window_end, memory_order_relaxed));
+        wk->arr.due = due;
     }
     wait_note(WAIT_EXITED, NULL, -1);
     /* release: the main thread joins after seeing it (acquire); it reads the worker's
@@ -259,12 +279,16 @@ static uint64_t commits_now(const struct sampler *sm)
     return c;
 }
 
-/* The watchdog's progress count: commits plus workers that left. */
+/* The watchdog's progress count: commits, workers that left, and sleeps of idle open-loop
+ * clients. */
 static uint64_t progress_now(const struct sampler *sm)
 {
     uint64_t c = commits_now(sm);
-    for (int i = 0; i < sm->n; i++) /* acquire: see struct worker */
+    for (int i = 0; i < sm->n; i++) { /* acquire: see struct worker */
         c += atomic_load_explicit(&sm->wk[i].exited, memory_order_acquire);
+        /* relaxed: see struct worker */
+        c += atomic_load_explicit(&sm->wk[i].idle_beats, memory_order_relaxed);
+    }
     return c;
 }
 
@@ -356,6 +380,8 @@ void driver_run(const struct workload *w, const struct options *o, struct run_re
     struct worker *wk = mem_alloc_aligned(CACHE_LINE, (size_t)n * sizeof(*wk));
     memset(wk, 0, (size_t)n * sizeof(*wk));
     atomic_store(&phase, PH_GENERATE);
+    atomic_store(&window_start, 0);
+    atomic_store(&window_end, 0);
     atomic_store(&wait_stop, false);
     wait_set_parking(res->oversubscribed); /* storage/wait.h: spin or park */
     atomic_store(&ready, 0);

@@ -233,6 +233,8 @@ void options_parse(struct options *o, int argc, char **argv)
     if (o->branch_size > o->accounts)
         bad("--branch-size: %llu exceeds --accounts %llu", (unsigned long long)o->branch_size,
             (unsigned long long)o->accounts);
+    if (o->rate > 0 && o->rate < 1e-3)
+        bad("--rate: %g is below 0.001 arrivals per second (0 = closed loop)", o->rate);
     if (*o->dump && !workload_find(o->workload)->dump)
         bad("--dump: the %s workload has no dump", o->workload);
 }

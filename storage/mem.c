@@ -3,6 +3,7 @@
 #include "storage/topology.h"
 
 #include <numa.h>
+#include <numaif.h>
 #include <stdio.h>
 #include <sys/mman.h>
 #include <stdlib.h>
@@ -104,7 +105,11 @@ void *mem_alloc_shared_on(size_t size, int node)
     if (!p)
         mem_die_oom("mem_alloc_shared", size);
     if (numa_nodes > 1 && node >= 0 && node <= numa_max_node()) {
-        numa_tonode_memory(p, size, node);
+        /* preferred, not bound: a full node spills to the others instead of failing */
+        struct bitmask *b = numa_bitmask_alloc((unsigned)numa_max_possible_node() + 1);
+        numa_bitmask_setbit(b, (unsigned)node);
+        mbind(p, size, MPOL_PREFERRED, b->maskp, b->size + 1, 0);
+        numa_bitmask_free(b);
     } else if (numa_nodes > 1) {
         unsigned long long m = topo_plan_nodes();
         if (m) {
