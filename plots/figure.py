@@ -17,7 +17,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-KINDS = ("line", "bar", "stacked", "table")
+KINDS = ("line", "bar", "stacked", "table", "curve")
 
 STR, BOOL, NUM = "a string", "a boolean", "a number"
 STRLIST, TABLE, TABLES = "an array of strings", "a table", "an array of tables"
@@ -31,9 +31,10 @@ KIND_KEYS = {
     "bar": {**AXES_KEYS, "y": STR},
     "stacked": {**AXES_KEYS, "components": STRLIST, "labels": STRLIST, "normalize": BOOL},
     "table": {"rows": STRLIST, "columns": TABLES},
+    "curve": {**AXES_KEYS, "y": STR, "x_path": STR},
 }
 REQUIRED = {"line": ("x", "y"), "bar": ("x", "y"), "stacked": ("x", "components"),
-            "table": ("rows", "columns")}
+            "table": ("rows", "columns"), "curve": ("x", "x_path", "y")}
 COLUMN_KEYS = {"label": STR, "y": STR, "format": STR}
 NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 
@@ -163,11 +164,13 @@ def check_values(plot: dict, where: str, kind: str) -> list[str]:
     if not NAME_RE.fullmatch(plot["name"]):
         errors.append(f"{where}: 'name' must be letters, digits, '_', '-' or '.' "
                       "(it names the output files)")
-    for key in ("y", "components"):
+    for key in ("y", "components", "x_path"):
         paths = plot.get(key, [])
         for path in [paths] if isinstance(paths, str) else paths:
             if not path or "" in path.split("."):
                 errors.append(f"{where}: '{key}' has a bad dotted path {json.dumps(path)}")
+    if kind == "curve" and "ratio_to" in plot:
+        errors.append(f"{where}: 'ratio_to' is not for kind 'curve' (its x is a result too)")
     if kind == "stacked":
         if not plot["components"]:
             errors.append(f"{where}: 'components' is empty")
@@ -403,7 +406,9 @@ def point_stats(plot: dict, results: list[dict], paths: list[str], where: str) -
     if "ratio_to" in plot:
         stats = ratios(plot["ratio_to"], stats, where)
     factor = plot.get("scale_y", 1)
-    return {k: (point, [s.scaled(factor) for s in row]) for k, (point, row) in stats.items()}
+    scaled = len(paths) if plot["kind"] != "curve" else 1  # a curve's x_path is not y
+    return {k: (point, [s.scaled(factor) if i < scaled else s for i, s in enumerate(row)])
+            for k, (point, row) in stats.items()}
 
 
 def ratios(reference: dict, stats: dict, where: str) -> dict:
@@ -477,6 +482,8 @@ def plot_paths(plot: dict) -> tuple[list[str], list[str]]:
     if kind == "stacked":
         paths = plot["components"]
         return paths, plot.get("labels") or [p.split(".")[-1] for p in paths]
+    if kind == "curve":  # y, then the x coordinate; x itself only orders the points
+        return [plot["y"], plot["x_path"]], [plot.get("ylabel", plot["y"])]
     label = plot["y"]
     if "ratio_to" in plot:
         reference = plot["ratio_to"]

@@ -58,7 +58,7 @@ def read_spec(path: Path) -> dict:
 
 
 def new_figure(data: PlotData, caption: str) -> tuple[Figure, object]:
-    width = 6.4 if data.kind == "line" else max(6.4, 1.2 + 0.32 * bar_count(data))
+    width = 6.4 if data.kind in ("line", "curve") else max(6.4, 1.2 + 0.32 * bar_count(data))
     fig = Figure(figsize=(min(width, 12), 4.4), layout="constrained")
     ax = fig.add_subplot()
     fig.suptitle(data.plot.get("title", data.name), fontsize=12, fontweight="bold")
@@ -107,6 +107,21 @@ def draw_line(data: PlotData, ax) -> None:
     if len(data.xs) <= 12:
         ax.set_xticks(positions, [figure.value_text(x) for x in data.xs])
         ax.xaxis.set_minor_locator(NullLocator())
+
+
+def draw_curve(data: PlotData, ax) -> None:
+    """y against a measured x (x_path), one line per series through its points in the
+    order of the x parameter; bars min-max on both axes."""
+    colors = matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]
+    for series, (tint, shape) in zip(data.series, gnuplot.series_styles(data)):
+        rows = [series.cells[x] for x in data.xs if x in series.cells]
+        ys, xs = [row[0] for row in rows], [row[1] for row in rows]
+        ax.errorbar([s.median for s in xs], [s.median for s in ys], yerr=errors(ys),
+                    xerr=errors(xs), label=series.label or None, capsize=3,
+                    color=colors[tint % len(colors)], marker=MARKERS[shape % len(MARKERS)],
+                    markersize=5, linewidth=1.6, linestyle=DASHES[shape % len(DASHES)])
+    if data.plot.get("logx"):
+        ax.set_xscale("log")
 
 
 def set_category_ticks(ax, ticks: list, labels: list[str]) -> float:
@@ -171,7 +186,7 @@ def draw_stacked(data: PlotData, ax) -> None:
 
 def axes_finish(data: PlotData, ax) -> None:
     plot = data.plot
-    ax.set_xlabel(plot.get("xlabel", plot["x"]))
+    ax.set_xlabel(plot.get("xlabel", plot["x_path"] if data.kind == "curve" else plot["x"]))
     ax.set_ylabel(plot.get("ylabel", "" if data.kind == "stacked" else data.labels[0]))
     if plot.get("logy"):
         ax.set_yscale("log")
@@ -190,10 +205,11 @@ def axes_finish(data: PlotData, ax) -> None:
 
 
 def build_figure(data: PlotData, caption: str) -> Figure:
-    """The matplotlib figure of a line, bar or stacked plot."""
+    """The matplotlib figure of a line, bar, stacked or curve plot."""
     with matplotlib.rc_context(STYLE):
         fig, ax = new_figure(data, wrap(caption))
-        {"line": draw_line, "bar": draw_bar, "stacked": draw_stacked}[data.kind](data, ax)
+        {"line": draw_line, "bar": draw_bar, "stacked": draw_stacked,
+         "curve": draw_curve}[data.kind](data, ax)
         axes_finish(data, ax)
     return fig
 

@@ -244,6 +244,74 @@ class Aggregation(unittest.TestCase):
             self.assertIn("plot[1] (p)", proc.stderr)
 
 
+class Curve(unittest.TestCase):
+    """kind "curve": y against a measured x (open loop: latency vs achieved throughput),
+    points ordered by a parameter (the offered rate)."""
+
+    SPEC = {"run": {"variants": ["silo", "no-wait"]},
+            "grid": {"rate": [1000, 4000, 2000]},
+            "plot": [{"name": "latency", "kind": "curve", "x": "rate",
+                      "x_path": "open_loop.achieved_per_s", "y": "latency_us.p50",
+                      "series": ["variant"], "logx": True, "logy": True, "scale_y": 0.001}]}
+
+    @staticmethod
+    def line(variant: str, rate: int, rep: int, achieved: float, p50: float) -> dict:
+        point = {"variant": variant, "rate": rate}
+        return {"spec": "ol", "point": point, "point_id": figure.point_text(point),
+                "rep": rep, "scale": "full", "machine": {"cores": 2},
+                "open_loop": {"achieved_per_s": achieved}, "latency_us": {"p50": p50}}
+
+    def lines(self) -> list[dict]:
+        out = []
+        for variant, slow in (("silo", 1), ("no-wait", 3)):
+            for rate in (4000, 1000, 2000):
+                for rep, jitter in ((1, -10), (2, 0), (3, 10)):
+                    out.append(self.line(variant, rate, rep, rate + jitter,
+                                         slow * rate / 10 + jitter))
+        return out
+
+    def test_points_follow_the_parameter_with_measured_x(self):
+        self.assertEqual(figure.validate_plots(self.SPEC), [])
+        data = figure.plot_data(self.SPEC, 1, self.lines())
+        self.assertEqual(data.xs, [1000, 2000, 4000])
+        self.assertEqual([s.label for s in data.series], ["silo", "no-wait"])
+        y, x = data.series[1].cells[2000]
+        self.assertEqual((x.median, x.lo, x.hi), (2000, 1990, 2010))   # x is not scaled
+        self.assertAlmostEqual(y.median, 0.6)                           # 600 us * 0.001
+        self.assertAlmostEqual(y.hi, 0.61)
+
+    def test_files_and_gnuplot(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            spec_path, results = Path(tmp) / "ol.toml", Path(tmp) / "ol.jsonl"
+            spec_path.write_text(
+                'description = "open loop"\n[run]\nvariants = ["silo", "no-wait"]\n'
+                '[grid]\nrate = [1000, 2000, 4000]\n'
+                '[[plot]]\nname = "latency"\nkind = "curve"\nx = "rate"\n'
+                'x_path = "open_loop.achieved_per_s"\ny = "latency_us.p50"\n'
+                'series = ["variant"]\nlogx = true\n')
+            results.write_text("".join(json.dumps(line) + "\n" for line in self.lines()))
+            proc = run_plot(spec_path, "--results", results, "--out", tmp)
+            self.assertEqual(proc.returncode, 0, proc.stderr)
+            self.assertTrue(is_png(Path(tmp) / "ol-latency.png"))
+            dat = (Path(tmp) / "ol-latency.dat").read_text().split("\n\n\n")
+            silo = [row.split() for row in dat[0].splitlines() if not row.startswith("#")]
+            self.assertEqual([r[0] for r in silo], ["1000", "2000", "4000"])
+            self.assertEqual(silo[0][1:], ["1000", "990", "1010", "100", "90", "110"])
+            gp = subprocess.run(["gnuplot", "ol-latency.gp"], cwd=tmp, capture_output=True,
+                                text=True, timeout=60)
+            self.assertEqual(gp.returncode, 0, gp.stderr)
+            self.assertEqual(gp.stderr.strip(), "")
+            self.assertTrue(is_png(Path(tmp) / "ol-latency-gnuplot.png"))
+
+    def test_curve_needs_x_path_and_no_ratio(self):
+        spec = copy.deepcopy(self.SPEC)
+        del spec["plot"][0]["x_path"]
+        self.assertIn("x_path", " ".join(figure.validate_plots(spec)))
+        spec = copy.deepcopy(self.SPEC)
+        spec["plot"][0]["ratio_to"] = {"variant": "silo"}
+        self.assertIn("ratio_to", " ".join(figure.validate_plots(spec)))
+
+
 class Validation(unittest.TestCase):
     """validate_plots() messages, and plot.py's exit status for user errors."""
 
