@@ -54,6 +54,7 @@ struct worker {
     struct hist_log *hist;
     uint64_t shw[SHW_NKINDS]; /* shared writes of the measured window */
     struct arrivals_result arr; /* open loop (--rate): the measured window's arrivals */
+    struct net_stats net;       /* network model: the measured window's */
     double gen_s;
     /* set (release) when the worker left its loop; the main thread polls it (acquire) */
     _Atomic bool exited;
@@ -138,6 +139,8 @@ __attribute__((noinline)) bool driver_run_query(struct worker *wk, struct txn *t
         if (stopped()) /* no retry after the window */
             return false;
     }
+    uint64_t decided = txn_decided_at(t); /* network model: the client knew then */
+    uint64_t end = decided ? decided : clock_ticks();
     wk->types[type].commits++;
     if (w->committed)
         w->committed(q);
@@ -145,7 +148,7 @@ __attribute__((noinline)) bool driver_run_query(struct worker *wk, struct txn *t
     atomic_store_explicit(&wk->committed,
                           atomic_load_explicit(&wk->committed, memory_order_relaxed) + 1,
                           memory_order_relaxed);
-    latency_add(&wk->types[type].lat, clock_ticks() - start);
+    latency_add(&wk->types[type].lat, end > start ? end - start : 0);
     return true;
 }
 
@@ -244,6 +247,7 @@ static void *worker_main(void *arg)
     atomic_store_explicit(&wk->exited, true, memory_order_release);
     shw_take(wk->shw);
     wk->st = *txn_stats(t);
+    wk->net = *txn_net_stats(t);
     wk->hist = txn_take_history(t);
     cc_thread_fini(t);
     txn_destroy(t);
@@ -384,6 +388,13 @@ void driver_run(const struct workload *w, const struct options *o, struct run_re
     atomic_store(&window_end, 0);
     atomic_store(&wait_stop, false);
     wait_set_parking(res->oversubscribed); /* storage/wait.h: spin or park */
+    struct net_config nc = {o->net_rtt_us, o->net_jitter_us, o->net_msg_cpu_us, o->servers,
+                            w->server_of};
+    char err[160];
+    if (!net_configure(&nc, err, sizeof(err))) {
+        fprintf(stderr, "rundb: %s\n", err);
+        exit(2);
+    }
     atomic_store(&ready, 0);
     progress_phase("generate", "queries", (uint64_t)n * o->queries_per_thread);
     for (int i = 0; i < n; i++) {
@@ -450,6 +461,10 @@ void driver_run(const struct workload *w, const struct options *o, struct run_re
             latency_merge(&res->types[k].lat, &wk[i].types[k].lat);
         }
         arrivals_merge(&res->arrivals, &wk[i].arr);
+        res->net.rounds += wk[i].net.rounds;
+        res->net.messages += wk[i].net.messages;
+        res->net.legs += wk[i].net.legs;
+        latency_merge(&res->net.lateness, &wk[i].net.lateness);
         if (wk[i].gen_s > res->gen_s)
             res->gen_s = wk[i].gen_s;
         if (o->verify)

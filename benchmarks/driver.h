@@ -7,6 +7,7 @@
 #include "benchmarks/latency.h"
 #include "benchmarks/workload.h"
 #include "cc/history.h"
+#include "cc/netmodel.h"
 #include "cc/stats.h"
 #include "storage/shared_writes.h"
 
@@ -40,6 +41,7 @@ struct run_result {
     struct series series;
     uint64_t shared_writes[SHW_NKINDS]; /* measured window (a COUNT_SHARED_WRITES build) */
     struct arrivals_result arrivals;    /* open loop (--rate > 0), summed over clients */
+    struct net_stats net;               /* network model (cc/netmodel.h), summed */
 };
 
 void driver_run(const struct workload *w, const struct options *o, struct run_result *res);

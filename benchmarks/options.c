@@ -56,6 +56,17 @@ static const struct opt_def defs[] = {
      "open loop: transactions arriving per second over all threads (each thread a client "
      "with its own Poisson stream of rate/threads; latency from arrival, queueing "
      "included); 0 = closed loop (each thread starts its next transaction when one ends)"},
+    {"net-rtt-us", OK_DOUBLE, OFF(net_rtt_us), 0, 1e6, false, "0",
+     "network model: round-trip time between a client and a server, microseconds (0 with "
+     "no jitter and no message CPU: the model is off)"},
+    {"net-jitter-us", OK_DOUBLE, OFF(net_jitter_us), 0, 1e6, false, "0",
+     "network model: uniform random extra one-way delay of each message, up to this many "
+     "microseconds"},
+    {"net-msg-cpu-us", OK_DOUBLE, OFF(net_msg_cpu_us), 0, 1e4, false, "0",
+     "network model: CPU burnt per message delivered to a server, microseconds"},
+    {"servers", OK_INT, OFF(servers), 1, 64, false, "8",
+     "network model: logical servers the rows live on (by a hash of table and key; TPC-C: "
+     "by warehouse)"},
     {"backoff-max-us", OK_DOUBLE, OFF(backoff_max_us), 0, 1e6, false, "64",
      "cap of the randomised exponential back-off before a retry, microseconds"},
     {"series-interval", OK_DOUBLE, OFF(series_interval_s), 0.01, 60, false, "1",

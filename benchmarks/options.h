@@ -27,6 +27,9 @@ struct options {
     bool quiet;
     bool pin_plan;
     double rate; /* open loop: arrivals per second over all threads; 0: closed loop */
+    /* network model (cc/netmodel.h): all 0: off */
+    double net_rtt_us, net_jitter_us, net_msg_cpu_us;
+    int servers;
     /* ycsb */
     uint64_t rows;
     int fields;

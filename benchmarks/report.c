@@ -86,6 +86,26 @@ static void open_loop_json(FILE *f, const struct report_in *in)
     fputs("},", f);
 }
 
+/* "network":{...} and a comma: the model's settings and what it charged (cc/netmodel.h);
+ * null when it is off. Per commit: aborted attempts' rounds and messages included. */
+static void network_json(FILE *f, const struct report_in *in)
+{
+    const struct run_result *r = in->res;
+    const struct options *o = in->o;
+    if (!net_on) {
+        fputs("\"network\":null,", f);
+        return;
+    }
+    double c = r->total.commits ? (double)r->total.commits : 1.0;
+    fprintf(f, "\"network\":{\"rtt_us\":%.15g,\"jitter_us\":%.15g,\"msg_cpu_us\":%.15g,"
+               "\"servers\":%d,\"rounds_per_commit\":%.3f,\"messages_per_commit\":%.3f,"
+               "\"legs_per_commit\":%.3f,\"lateness_us\":",
+            o->net_rtt_us, o->net_jitter_us, o->net_msg_cpu_us, o->servers,
+            (double)r->net.rounds / c, (double)r->net.messages / c, (double)r->net.legs / c);
+    latency_json(f, &r->net.lateness);
+    fputs("},", f);
+}
+
 static double rate(uint64_t aborts, uint64_t commits)
 {
     return aborts + commits ? (double)aborts / (double)(aborts + commits) : 0.0;
@@ -161,6 +181,7 @@ static void write_json(FILE *f, const struct report_in *in)
         fputs("},", f);
     }
     open_loop_json(f, in);
+    network_json(f, in);
     series_json(f, &r->series);
     fprintf(f, "\"config\":{\"compile\":{\"variant\":\"%s\",\"algorithm\":\"%s\","
                "\"variant_flags\":\"%s\",\"cc_meta_size\":%d,\"max_threads\":%d,"
@@ -230,6 +251,13 @@ static void write_summary(const struct report_in *in)
                         (unsigned long long)st->aborts_by[i]);
         fputc('\n', stderr);
     }
+    if (net_on)
+        fprintf(stderr, "  network: rtt %.0f us, %.2f rounds and %.2f messages per commit, "
+                        "leg lateness us p50 %.1f p99 %.1f\n",
+                in->o->net_rtt_us, (double)r->net.rounds / (st->commits ? st->commits : 1),
+                (double)r->net.messages / (st->commits ? st->commits : 1),
+                us(latency_quantile(&r->net.lateness, 0.5)),
+                us(latency_quantile(&r->net.lateness, 0.99)));
     if (in->o->rate > 0) {
         const struct arrivals_result *a = &r->arrivals;
         double offered = (double)a->due / r->window_s;

@@ -120,6 +120,9 @@ struct tpcc_db {
      * (placed tables, storage/table.h) and new rows on the inserting thread's node. */
     bool placed;
 };
+/* The network model's server of a row: its warehouse's ((w - 1) mod servers); ITEM is on
+ * every server (-1); HISTORY by its key. */
+int tpcc_server_of(const struct table *tab, uint64_t key, int servers);
 /* The thread that owns warehouse w (tpcc.placed): the one its rows are placed for. */
 int tpcc_owner(const struct options *o, uint32_t w);
 extern struct tpcc_db tpcc;

@@ -366,6 +366,30 @@ struct load_ctx {
     atomic_int *wh_done; /* per warehouse: its tasks finished */
 };
 
+int tpcc_server_of(const struct table *tab, uint64_t key, int servers)
+{
+    uint64_t w; /* the warehouse, from the key's layout (tpcc.h) */
+    if (tab == tpcc.tab[T_ITEM])
+        return -1; /* read-only: every server holds it */
+    if (tab == tpcc.tab[T_WAREHOUSE])
+        w = key;
+    else if (tab == tpcc.tab[T_DISTRICT])
+        w = key >> 4;
+    else if (tab == tpcc.tab[T_CUSTOMER])
+        w = key >> 16;
+    else if (tab == tpcc.tab[T_NEW_ORDER] || tab == tpcc.tab[T_ORDER])
+        w = key >> 36;
+    else if (tab == tpcc.tab[T_ORDER_LINE])
+        w = key >> 40;
+    else if (tab == tpcc.tab[T_STOCK])
+        w = key >> 17;
+    else if (tab == tpcc.range)
+        w = (key & 0xFFFFFFFFu) >> 16;
+    else /* HISTORY: its key names no warehouse */
+        return (int)(key % (uint64_t)servers);
+    return (int)((w - 1) % (uint64_t)servers);
+}
+
 int tpcc_owner(const struct options *o, uint32_t w)
 {
     /* tpcc_query.c's home_w: with T >= W thread t works on warehouse t % W + 1; with

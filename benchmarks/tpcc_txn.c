@@ -507,4 +507,5 @@ const struct workload tpcc_workload = {
     .json = tpcc_json,
     .check_on_request = true,
     .dump = tpcc_dump,
+    .server_of = tpcc_server_of,
 };

@@ -42,6 +42,9 @@ struct workload {
     /* After the run, with --dump DIR: writes the data into DIR (which exists); false and
      * a message on `err` on failure. NULL when the workload has no dump. */
     bool (*dump)(const struct options *o, const char *dir, FILE *err);
+    /* The network model's server of a row of tab with key `key` among `servers`; -1: a
+     * row every server holds (read locally). NULL: a hash of table and key. */
+    int (*server_of)(const struct table *tab, uint64_t key, int servers);
 };
 
 extern const struct workload ycsb_workload;

@@ -48,6 +48,9 @@ _Static_assert(sizeof(struct lq_rlock) <= CC_META_SIZE, "CC_META_SIZE too small 
 
 const char cc_alg_name[] = "BAMBOO";
 const bool cc_alg_serializable = true;
+/* Network rounds (cc/netmodel.h; ours, as wound-wait 2PL): execute / prepare (the commit
+ * dependencies resolved) / commit: 3 rounds, 2 RTTs. */
+const struct cc_net_rounds cc_net_rounds = {.prepare = true};
 
 struct bb_thread {
     struct lq_txn x;

@@ -27,6 +27,7 @@ struct txn;
 struct access;
 struct hist_log;
 struct idx_ordered;
+struct net_stats;
 
 enum rc { RC_OK = 0, RC_ABORT = 1 };
 
@@ -100,6 +101,10 @@ void txn_index_insert(struct txn *t, struct idx_ordered *o, uint64_t key, struct
 void txn_index_remove(struct txn *t, struct idx_ordered *o, uint64_t key);
 
 const struct txn_stats *txn_stats(const struct txn *t);
+/* The network model (cc/netmodel.h): the tick at which the last commit's outcome reached
+ * the client (0: the model is off), and the thread's counters. */
+uint64_t txn_decided_at(const struct txn *t);
+const struct net_stats *txn_net_stats(const struct txn *t);
 /* Hands the recorded history (NULL unless verifying) to the caller, who frees it. */
 struct hist_log *txn_take_history(struct txn *t);
 void txn_stats_reset(struct txn *t);

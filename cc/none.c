@@ -8,6 +8,8 @@
 
 const char cc_alg_name[] = "NONE";
 const bool cc_alg_serializable = false;
+/* Network rounds (cc/netmodel.h): execute / commit, 2 rounds, 1 RTT. */
+const struct cc_net_rounds cc_net_rounds = {.prepare = false};
 
 void cc_init(int nthreads) { (void)nthreads; }
 void cc_fini(void) {}

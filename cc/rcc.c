@@ -105,6 +105,9 @@
 const char cc_alg_name[] =
     "RCC" CAT(NAME_DL_, RCC_DEADLOCK) CAT(NAME_COL_, RCC_COLUMNAR) CAT(NAME_ISO_, RCC_ISO);
 const bool cc_alg_serializable = RCC_ISO == RCC_SER;
+/* Network rounds (cc/netmodel.h; ours): execute / prepare (the pre-commit wait for the
+ * predecessors) / commit: 3 rounds, 2 RTTs. */
+const struct cc_net_rounds cc_net_rounds = {.prepare = true};
 const bool cc_alg_column_grain = RCC_COLUMNAR; /* see cc.h */
 
 static const bool SER = RCC_ISO == RCC_SER;

@@ -53,6 +53,9 @@
 
 const char cc_alg_name[] = "SILO";
 const bool cc_alg_serializable = true;
+/* Network rounds (cc/netmodel.h): distributed OCC, execute / prepare (lock, validate) /
+ * commit (install, unlock): 3 rounds, 2 RTTs. */
+const struct cc_net_rounds cc_net_rounds = {.prepare = true, .decides_in_commit = true};
 
 #define TID_LOCK ((uint64_t)1)
 #define TID_STEP ((uint64_t)2) /* one sequence number */
@@ -206,6 +209,7 @@ enum rc cc_commit(struct txn *t)
     if (tid < epoch << EPOCH_SHIFT)
         tid = epoch << EPOCH_SHIFT;
     t->ts = tid;
+    txn_net_decision(t); /* network model: write locks held till the commit arrives */
 
     /* Phase 3: install. Release fence: pairs with a reader's acquire fence after its
      * copy, so a reader that copied any word installed below sees our lock bit */

@@ -50,6 +50,9 @@
 
 const char cc_alg_name[] = "TICTOC";
 const bool cc_alg_serializable = true;
+/* Network rounds (cc/netmodel.h): as distributed OCC, execute / prepare (lock, validate)
+ * / commit (install, unlock): 3 rounds, 2 RTTs. */
+const struct cc_net_rounds cc_net_rounds = {.prepare = true, .decides_in_commit = true};
 
 #define TS_LOCK ((uint64_t)1 << 63)
 #define DELTA_SHIFT 48
@@ -210,6 +213,7 @@ enum rc cc_commit(struct txn *t)
         if (rs[i]->cc_b < ts && validate_read(t, rs[i], ts) != RC_OK)
             return RC_ABORT;
 
+    txn_net_decision(t); /* network model: write locks held till the commit arrives */
     /* Step 4: install. Release fence: pairs with a reader's acquire fence after its
      * copy, so a reader that copied any word installed below sees our lock bit */
     atomic_thread_fence(memory_order_release);

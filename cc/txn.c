@@ -100,6 +100,7 @@ struct txn *txn_create(int thread_id, bool verify)
     t->thread_id = thread_id;
     /* its inserts into placed tables (partitioned data) go to its node */
     table_freelist_set_node(&t->free_rows, topo_node_of(thread_id));
+    net_thread_init(&t->net, thread_id, &t->net_st);
     t->acc_cap = ACC_INITIAL_CAP;
     t->acc = mem_alloc(t->acc_cap * sizeof(*t->acc));
     slots_alloc(t, 2 * t->acc_cap);
@@ -124,8 +125,14 @@ void txn_destroy(struct txn *t)
 }
 
 const struct txn_stats *txn_stats(const struct txn *t) { return &t->st; }
-void txn_stats_reset(struct txn *t) { memset(&t->st, 0, sizeof(t->st)); }
+void txn_stats_reset(struct txn *t)
+{
+    memset(&t->st, 0, sizeof(t->st));
+    memset(&t->net_st, 0, sizeof(t->net_st));
+}
 void txn_add_backoff(struct txn *t, uint64_t ticks) { t->st.t_backoff += ticks; }
+uint64_t txn_decided_at(const struct txn *t) { return t->net.decided_at; }
+const struct net_stats *txn_net_stats(const struct txn *t) { return &t->net_st; }
 struct hist_log *txn_take_history(struct txn *t)
 {
     struct hist_log *h = t->hist;
@@ -161,6 +168,7 @@ void txn_begin(struct txn *t, bool retry)
     }
     t->a_wait = t->a_precommit = t->a_deadlock = t->a_index = t->a_commit = t->a_ww_wait = 0;
     t->attempt_start = STATS_TICKS();
+    net_begin(&t->net);
     cc_begin(t, retry);
 }
 
@@ -181,6 +189,7 @@ static ALWAYS_INLINE enum rc acc_get(struct txn *t, struct row *r, enum access_t
     struct access *a = acc_find_slot(t, r, &slot);
     *held = a ? (enum access_type)a->type : ACC_NONE;
     if (!a) {
+        net_access(&t->net, r->table, r->key); /* the request reaches r's server */
         a = acc_new(t, r, slot);
         if (cc_access(t, a, type) != RC_OK) {
             t->nacc--; /* the algorithm holds nothing for it; no look-up follows */
@@ -342,6 +351,7 @@ enum rc txn_insert(struct txn *t, struct table *tab, uint64_t key, struct row **
     struct row *r = table_new_row_from(&t->free_rows, tab, key);
     cc_row_init(r);
     t->req_cols = COLS_ALL;
+    net_access(&t->net, tab, key);
     struct access *a = acc_new(t, r, NULL);
     if (cc_access(t, a, ACC_INSERT) != RC_OK) {
         t->nacc--;
@@ -400,6 +410,7 @@ void txn_last_access(struct txn *t, struct row *r)
 
 struct row *txn_lookup(struct txn *t, struct table *tab, uint64_t key)
 {
+    net_access(&t->net, tab, key); /* a look-up is a request to the key's server */
     if (STATS_ENABLED && ++t->lookups % INDEX_SAMPLE == 0) {
         uint64_t start = STATS_TICKS();
         struct row *r = idx_hash_get(tab->primary, key);
@@ -541,14 +552,17 @@ enum rc txn_commit(struct txn *t)
     if (t->aborted)
         return RC_ABORT;
     uint64_t start = STATS_TICKS();
+    if (net_on)
+        net_before_commit_slow(&t->net);
     enum rc rc = cc_commit(t);
     uint64_t end = STATS_TICKS();
     t->a_commit += end - start;
     if (rc != RC_OK)
         return mark_abort(t);
     wait_txn_end(); /* threads that wait for this transaction's end */
-    if (t->hist)
-        hist_txn_times(t->hist, t->hist_begin, clock_now_ns());
+    if (t->hist) /* with the network model the client knows the outcome at the decision */
+        hist_txn_times(t->hist, t->hist_begin,
+                       t->net.decided_at ? t->net.decided_ns : clock_now_ns());
     if (t->ndropped)
         free_inserted(t, true);
     struct txn_stats *st = &t->st;
@@ -569,6 +583,8 @@ enum rc txn_commit(struct txn *t)
 
 void txn_abort(struct txn *t)
 {
+    if (net_on) /* the servers release when the abort reaches them */
+        net_before_abort_slow(&t->net);
     cc_abort(t);
     wait_txn_end();
     if (t->npublish)

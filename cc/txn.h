@@ -26,6 +26,7 @@
 #include "cc/cc.h"
 #include "cc/clock.h"
 #include "cc/history.h"
+#include "cc/netmodel.h"
 #include "storage/shared_writes.h"
 #include "storage/table.h"
 
@@ -84,6 +85,8 @@ struct txn {
     /* per-attempt timers (ticks) */
     uint64_t attempt_start, a_wait, a_precommit, a_deadlock, a_index, a_commit;
     uint64_t a_ww_wait; /* the part of a_wait spent waiting for write access */
+    struct net_txn net; /* the network model's view of the attempt (cc/netmodel.h) */
+    struct net_stats net_st; /* its counters (reset with st) */
     struct txn_stats st;
 };
 
@@ -107,6 +110,15 @@ static inline uint64_t txn_priority_ts(struct txn *t)
         ts = t->prio_last + (1u << PRIO_THREAD_BITS);
     t->prio_last = ts;
     return ts;
+}
+
+/* The network model's decision point, for algorithms that take their locks in cc_commit
+ * (cc_net_rounds.decides_in_commit): call it after validating, before installing or
+ * releasing. A no-op when the model is off. */
+static inline void txn_net_decision(struct txn *t)
+{
+    if (net_on)
+        net_decision_slow(&t->net);
 }
 
 /* Allocates n bytes in the transaction's log area (16-byte aligned). */

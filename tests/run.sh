@@ -6,7 +6,8 @@
 #   total), 64 threads ending within 2 s of the window, TPC-C with --check and
 #   --verify (tests/tpcc_test.sh), YCSB and bank under ThreadSanitizer, and one
 #   AddressSanitizer run; the sweep runner (spec validation, resume, failures, GNU
-#   parallel, a one-node SLURM cluster), the plot scripts, pin plans and open-loop load.
+#   parallel, a one-node SLURM cluster), the plot scripts, pin plans, open-loop load and
+#   the network model.
 # Ends with "N passed, N failed"; exit status 1 if anything failed.
 set -u
 cd "$(dirname "$0")/.."
@@ -45,6 +46,7 @@ run "runner (tests/test_runner.py)" 600 /usr/bin/python3 -m unittest tests/test_
 run "plots (tests/test_plots.py)" 300 /usr/bin/python3 -m unittest tests/test_plots.py
 run "pin plans (tests/test_pin_plan.py)" 120 /usr/bin/python3 -m unittest tests/test_pin_plan.py
 run "open loop (tests/test_open_loop.py)" 120 /usr/bin/python3 -m unittest tests/test_open_loop.py
+run "network model (tests/test_network.py)" 120 /usr/bin/python3 -m unittest tests/test_network.py
 
 variants=$(awk '!/^#/ && NF {print $1}' config/variants.tsv)
 ycsb_hot="--workload ycsb --theta 0.99 --rows 1000 --read-ratio 0.5 --fields 4 --field-size 16"
@@ -87,6 +89,11 @@ for v in $variants; do
     run "tsan $v ycsb hot verify" 120 $b $common --duration 1 $ycsb_hot --queries-per-thread 2000
     run "tsan $v bank verify" 120 $b $common --duration 1 $bank --queries-per-thread 2000
 done
+
+# the network model and open-loop arrivals (per-thread state and sleeps) under TSan
+run "tsan wound-wait network model open loop verify" 120 build/tsan/bin/rundb-wound-wait \
+    $common --duration 1 $ycsb_hot --queries-per-thread 2000 --net-rtt-us 200 \
+    --net-jitter-us 50 --net-msg-cpu-us 5 --rate 20000
 
 echo "== AddressSanitizer"
 for v in $variants; do

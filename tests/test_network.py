@@ -1,0 +1,99 @@
+"""The network model (rundb --net-rtt-us, cc/netmodel.h): off by default; each algorithm
+pays its declared rounds (no-wait 2 rounds / 1 RTT, wound-wait and silo 3 / 2), messages
+per participant server, latency ending at the decision (the commit leg is not in it),
+locks held over the commit leg, message CPU, TPC-C rows on their warehouse's server,
+--verify still passing, bad flags refused."""
+import json
+import subprocess
+import unittest
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = ROOT / "build" / "bin"
+# one row per transaction, uniform over 100k rows: almost no conflicts
+ONE_ROW = ["--workload", "ycsb", "--rows", "100000", "--theta", "0", "--req-per-txn", "1",
+           "--read-ratio", "0.5", "--warmup", "0.2", "--duration", "1", "--quiet"]
+RTT = 2000
+
+
+def run(variant, *flags):
+    out = subprocess.run([str(BIN / f"rundb-{variant}"), *flags], capture_output=True,
+                         text=True, check=True, timeout=120).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+class Network(unittest.TestCase):
+    def test_off_by_default(self):
+        self.assertIsNone(run("silo", *ONE_ROW, "--threads", "2")["network"])
+
+    def test_rounds_messages_and_latency_per_algorithm(self):
+        # (variant, rounds, RTTs the client waits, messages with one participant)
+        for variant, rounds, rtts, messages in (("no-wait", 2, 1, 3), ("wound-wait", 3, 2, 5),
+                                                ("silo", 3, 2, 5), ("tictoc", 3, 2, 5)):
+            r = run(variant, *ONE_ROW, "--threads", "4", "--net-rtt-us", str(RTT))
+            net, p50 = r["network"], r["latency_us"]["p50"]
+            self.assertAlmostEqual(net["rounds_per_commit"], rounds, delta=0.05, msg=variant)
+            self.assertAlmostEqual(net["messages_per_commit"], messages, delta=0.1,
+                                   msg=variant)
+            # the commit leg (RTT / 2) comes after the decision: not in the latency
+            self.assertGreaterEqual(p50, 0.97 * rtts * RTT, variant)  # buckets: 3%
+            self.assertLess(p50, rtts * RTT + RTT / 2, variant)
+
+    def test_messages_per_participant_server(self):
+        # 16 rows over 8 servers: about 7 participants; no-wait sends each a request, gets
+        # its reply and sends it the commit
+        r = run("no-wait", *ONE_ROW, "--req-per-txn", "16", "--threads", "2",
+                "--net-rtt-us", "100", "--servers", "8")
+        self.assertGreater(r["network"]["messages_per_commit"], 3 * 6)
+        self.assertLessEqual(r["network"]["messages_per_commit"], 3 * 8 + 1)
+        r = run("no-wait", *ONE_ROW, "--req-per-txn", "16", "--threads", "2",
+                "--net-rtt-us", "100", "--servers", "1")
+        self.assertAlmostEqual(r["network"]["messages_per_commit"], 3, delta=0.1)
+
+    def test_message_cpu(self):
+        # one request delivered before the decision: 300 us of CPU in the latency; the
+        # commit message's after it
+        r = run("no-wait", *ONE_ROW, "--threads", "2", "--net-msg-cpu-us", "300")
+        self.assertGreaterEqual(r["latency_us"]["p50"], 0.97 * 300)  # buckets: 3%
+        self.assertLess(r["latency_us"]["p50"], 550)
+
+    def test_locks_held_over_the_commit_leg(self):
+        # every transaction writes the one row: dl-detect queues them (no aborts) and each
+        # holds the lock from its execution until its commit reaches the server: reply
+        # leg, prepare round, commit leg = 2 RTTs, so at most 500 commits/s at 1 ms
+        rtt = 1000
+        r = run("dl-detect", "--workload", "ycsb", "--rows", "1", "--req-per-txn", "1",
+                "--read-ratio", "0", "--threads", "8", "--warmup", "0.3", "--duration", "1.5",
+                "--quiet", "--net-rtt-us", str(rtt))
+        bound = 1e6 / (2 * rtt)
+        self.assertLessEqual(r["throughput"], bound * 1.02)
+        self.assertGreater(r["throughput"], bound * 0.75)  # the hold time is the limit
+
+    def test_tpcc_rows_on_their_warehouse_server(self):
+        r = run("no-wait", "--workload", "tpcc", "--mix", "neworder-payment", "--warehouses",
+                "1", "--threads", "4", "--warmup", "0.2", "--duration", "1", "--quiet",
+                "--net-rtt-us", "100", "--check")
+        self.assertTrue(r["check"]["ok"])
+        # one warehouse: its rows on one server, HISTORY on another at most
+        self.assertLessEqual(r["network"]["messages_per_commit"] / r["network"]
+                             ["rounds_per_commit"], 2.05)
+
+    def test_verify_still_passes(self):
+        r = run("wound-wait", "--workload", "ycsb", "--rows", "1000", "--theta", "0.9",
+                "--threads", "8", "--warmup", "0", "--duration", "1", "--quiet", "--verify",
+                "--net-rtt-us", "200", "--net-jitter-us", "100")
+        self.assertTrue(r["verify"]["ok"])
+        self.assertTrue(r["verify"]["strict"])
+        self.assertGreater(r["network"]["lateness_us"]["p50"], 0)
+
+    def test_bad_flags_are_refused(self):
+        for flag, bad in (("--servers", "0"), ("--servers", "65"), ("--net-rtt-us", "-1"),
+                          ("--net-msg-cpu-us", "x")):
+            p = subprocess.run([str(BIN / "rundb-silo"), *ONE_ROW, flag, bad],
+                               capture_output=True, text=True, timeout=60)
+            self.assertEqual(p.returncode, 2, (flag, bad))
+            self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
