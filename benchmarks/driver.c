@@ -128,7 +128,9 @@ __attribute__((noinline)) bool driver_run_query(struct worker *wk, struct txn *t
         wk->types[type].aborts++;
         if (txn_abort_reason(t) == AR_USER) { /* a rollback is the query's outcome */
             wk->types[type].rollbacks++;
-            latency_add(&wk->types[type].lat, clock_ticks() - start);
+            uint64_t decided = txn_decided_at(t); /* network model: the client knew then */
+            uint64_t end = decided ? decided : clock_ticks();
+            latency_add(&wk->types[type].lat, end > start ? end - start : 0);
             return true;
         }
         uint64_t b0 = STATS_TICKS();

@@ -50,7 +50,7 @@ const char cc_alg_name[] = "BAMBOO";
 const bool cc_alg_serializable = true;
 /* Network rounds (cc/netmodel.h; ours, as wound-wait 2PL): execute / prepare (the commit
  * dependencies resolved) / commit: 3 rounds, 2 RTTs. */
-const struct cc_net_rounds cc_net_rounds = {.prepare = true};
+const struct cc_net_rounds cc_net_rounds = {.prepare = true, .decides_in_commit = true};
 
 struct bb_thread {
     struct lq_txn x;
@@ -213,6 +213,7 @@ enum rc cc_commit(struct txn *t)
     if (!atomic_compare_exchange_strong_explicit(&p->x.state, &st, LQ_COMMITTING,
                                                  memory_order_relaxed, memory_order_relaxed))
         return txn_fail(t, st == LQ_CASCADED ? AR_CASCADE : AR_WOUNDED);
+    txn_net_decision(t); /* network model: the locks stay held till the commit arrives */
     txn_publish(t);
     for (uint32_t i = 0; i < t->nacc; i++) {
         struct access *a = &t->acc[i];

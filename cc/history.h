@@ -14,8 +14,9 @@
  * truncates the log back to the HIST_TXN record, so the log holds committed transactions
  * only.
  *   HIST_TXN   wid: the attempt's id; key: its begin time, nwid: its commit time
- *              (CLOCK_MONOTONIC ns taken before it began / after its commit returned;
- *              0 when unknown, which turns the real-time check off).
+ *              (CLOCK_MONOTONIC ns taken before it began / after its commit returned,
+ *              or, under the network model, at its decision, when the client learnt the
+ *              outcome; 0 when unknown, which turns the real-time check off).
  *   HIST_READ  (table, key, col, wid): the attempt read the version wid.
  *   HIST_WRITE (table, key, col, wid, nwid): the attempt replaced version wid by its new
  *              version nwid. An insert writes every column of the new row (replacing the

@@ -9,6 +9,10 @@
 #include "storage/table.h"
 #include "storage/wait.h"
 
+/* Optional in an algorithm (net_configure refuses the model without it): weak here only,
+ * so the algorithms' definitions stay strong. */
+#pragma weak cc_net_rounds
+
 bool net_on;
 static struct net_config cfg;
 
@@ -61,10 +65,12 @@ static void leg(struct net_txn *n, int k)
     n->st->legs++;
     if (!ns)
         return;
+    wait_note(WAIT_NETWORK, NULL, -1); /* for the stall watchdog */
     uint64_t deadline = clock_now_ns() + ns;
     struct timespec ts = {(time_t)(deadline / 1000000000u), (long)(deadline % 1000000000u)};
     while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
         ;
+    wait_end();
     uint64_t late = clock_now_ns() - deadline;
     latency_add(&n->st->lateness, (uint64_t)((double)late * 1e-9 * clock_ticks_per_s));
 }
@@ -139,22 +145,22 @@ void net_before_commit_slow(struct net_txn *n)
         deliver(n, k);
         n->st->rounds++;
         n->phase = NET_PREPARE;
-        if (cc_net_rounds.decides_in_commit)
-            return; /* cc_commit locks and validates, then calls txn_net_decision */
-        n->st->messages += (uint64_t)k;
-        leg(n, k); /* the prepare replies */
     }
-    decide(n);
+    if (!cc_net_rounds.decides_in_commit)
+        net_decision_slow(n);
+    /* else cc_commit reaches its commit point (locks taken and validated, the wound or
+     * cascade check passed, the pre-commit wait over), then calls txn_net_decision */
 }
 
 void net_decision_slow(struct net_txn *n)
 {
-    if (n->phase != NET_PREPARE)
-        return;
-    int k = participants(n);
-    n->st->messages += (uint64_t)k;
-    leg(n, k); /* the prepare replies */
-    decide(n);
+    if (n->phase == NET_PREPARE) {
+        int k = participants(n);
+        n->st->messages += (uint64_t)k;
+        leg(n, k); /* the prepare replies */
+    }
+    if (n->phase == NET_PREPARE || n->phase == NET_EXECUTED)
+        decide(n);
 }
 
 void net_before_abort_slow(struct net_txn *n)

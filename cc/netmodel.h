@@ -14,10 +14,11 @@
  *               messages leave together: one delay draw), the accesses at the servers,
  *               the reply leg after it (the slowest participant). Workloads mark no shot
  *               ends yet, so a transaction is one shot.
- *   prepare     (algorithms with `prepare`) one round to every participant: silo and
- *               tictoc lock and validate their write set between its two legs (inside
- *               cc_commit, which calls txn_net_decision after validating); the lock-based
- *               algorithms already hold their locks from execution.
+ *   prepare     (algorithms with `prepare`) one round to every participant. Its reply
+ *               leg and the decision come at the algorithm's commit point, inside
+ *               cc_commit (txn_net_decision): silo and tictoc after locking and
+ *               validating their write set, 2PL after its wound check, Bamboo after its
+ *               commit dependencies, RCC after its pre-commit wait.
  *   commit      one leg after the decision: the client knows the outcome at the decision
  *               (its latency ends there), the servers release or install only when the
  *               commit message arrives, so locks stay held over that leg too.
@@ -44,9 +45,11 @@ struct row;
  * algorithm that does not). */
 struct cc_net_rounds {
     bool prepare;           /* a prepare round before the decision */
-    bool decides_in_commit; /* cc_commit calls txn_net_decision (locks taken at commit) */
+    bool decides_in_commit; /* cc_commit calls txn_net_decision at its commit point (after
+                             * which it cannot abort); else the decision comes before
+                             * cc_commit, which must then not fail */
 };
-extern const struct cc_net_rounds cc_net_rounds __attribute__((weak));
+extern const struct cc_net_rounds cc_net_rounds;
 
 /* The model's settings for a run (microseconds; all 0: off). */
 struct net_config {

@@ -107,7 +107,7 @@ const char cc_alg_name[] =
 const bool cc_alg_serializable = RCC_ISO == RCC_SER;
 /* Network rounds (cc/netmodel.h; ours): execute / prepare (the pre-commit wait for the
  * predecessors) / commit: 3 rounds, 2 RTTs. */
-const struct cc_net_rounds cc_net_rounds = {.prepare = true};
+const struct cc_net_rounds cc_net_rounds = {.prepare = true, .decides_in_commit = true};
 const bool cc_alg_column_grain = RCC_COLUMNAR; /* see cc.h */
 
 static const bool SER = RCC_ISO == RCC_SER;
@@ -735,6 +735,7 @@ enum rc cc_commit(struct txn *t)
     seal_open(t);
     if (precommit(t) != RC_OK)
         return RC_ABORT;
+    txn_net_decision(t); /* network model: successors keep waiting till the commit arrives */
     txn_publish(t); /* every entry still linked: successors still depend on us */
     for (uint32_t i = 0; i < t->nacc; i++) {
         struct access *a = &t->acc[i];

@@ -71,7 +71,8 @@ const bool cc_alg_serializable = true;
  * conflict aborts at once, so nothing needs preparing). The waiting policies add a
  * prepare round (a participant may have wounded the transaction or found it in a
  * deadlock meanwhile): 3 rounds, 2 RTTs. */
-const struct cc_net_rounds cc_net_rounds = {.prepare = TWOPL_POLICY != TWOPL_NO_WAIT};
+const struct cc_net_rounds cc_net_rounds = {.prepare = TWOPL_POLICY != TWOPL_NO_WAIT,
+                                            .decides_in_commit = true};
 
 struct tp_thread {
     struct lq_txn x;
@@ -339,6 +340,7 @@ enum rc cc_commit(struct txn *t)
                                                      memory_order_relaxed))
             return txn_fail(t, AR_WOUNDED);
     }
+    txn_net_decision(t); /* network model: the locks stay held till the commit arrives */
     txn_publish(t);
     release_all(t);
     return RC_OK;
