@@ -108,6 +108,7 @@ static struct row *find_customer(struct txn *t, uint32_t w, uint32_t d, bool by_
     struct collect c = {0, TPCC_MAX_SAME_LAST, keys, rows};
     idx_ordered_scan(tpcc.cust_by_name, tpcc_namekey(w, d, c_id, 0),
                      tpcc_namekey(w, d, c_id, (1u << 14) - 1), collect_fn, &c);
+    txn_shot_end(t); /* the customer row is known from the scan's reply */
     return c.n ? rows[(c.n - 1) / 2] : NULL;
 }
 
@@ -304,6 +305,8 @@ static enum rc order_status(struct txn *t, const struct tpcc_query *q)
         RC_OK)
         return RC_ABORT;
     uint32_t c_id = (uint32_t)tpcc_get32(T_CUSTOMER, img, C_ID);
+    if (q->by_name)
+        txn_shot_end(t); /* c_id came from the customer row */
 
     /* the customer's last order: the one before the range's bound (every customer has
      * an order from the load on); not published yet, or (read uncommitted) another
@@ -312,6 +315,7 @@ static enum rc order_status(struct txn *t, const struct tpcc_query *q)
     int32_t tail;
     if (range_read(t, RG_CUST_ORDERS, w, d, c_id, false, &rr, &tail) != RC_OK)
         return RC_ABORT;
+    txn_shot_end(t); /* the order's key is the range's bound */
     struct row *orow = txn_lookup(t, tpcc.tab[T_ORDER], tpcc_okey(w, d, (uint32_t)tail - 1));
     if (!orow)
         return range_mismatch(t);
@@ -322,6 +326,7 @@ static enum rc order_status(struct txn *t, const struct tpcc_query *q)
         return range_mismatch(t);
     uint32_t o_id = (uint32_t)tpcc_get32(T_ORDER, img, O_ID);
     int32_t ol_cnt = tpcc_get32(T_ORDER, img, O_OL_CNT);
+    txn_shot_end(t); /* the line count came from the order */
     int64_t sum = 0;
     for (int32_t ol = 1; ol <= ol_cnt; ol++) {
         struct row *l = txn_lookup(t, tpcc.tab[T_ORDER_LINE], tpcc_olkey(w, d, o_id, (uint32_t)ol));
@@ -348,6 +353,7 @@ static enum rc delivery(struct txn *t, const struct tpcc_query *q)
         int32_t head, tail;
         if (range_read(t, RG_NEW_ORDER_HEAD, w, d, 0, true, &hr, &head) != RC_OK)
             return RC_ABORT;
+        txn_shot_end(t); /* the order's key is the head */
         uint64_t nokey = tpcc_okey(w, d, (uint32_t)head);
         struct row *norow = txn_lookup(t, tpcc.tab[T_NEW_ORDER], nokey);
         if (!norow) {
@@ -376,6 +382,8 @@ static enum rc delivery(struct txn *t, const struct tpcc_query *q)
         int32_t ol_cnt = tpcc_get32(T_ORDER, img, O_OL_CNT);
         if (write32(t, orow, O_CARRIER_ID, q->o_carrier_id) != RC_OK)
             return RC_ABORT;
+        txn_shot_end(t); /* lines and customer come from the order (the next district's
+                          * head, independent, joins their shot) */
 
         int64_t sum = 0;
         for (int32_t ol = 1; ol <= ol_cnt; ol++) {
@@ -423,6 +431,7 @@ static enum rc stock_level(struct txn *t, const struct tpcc_query *q)
         return RC_ABORT;
     if ((uint32_t)tail != next)
         return range_mismatch(t);
+    txn_shot_end(t); /* the orders scanned come from D_NEXT_O_ID */
 
     /* the lines of orders [next - 20, next): each order's lines 1.. up to the first key
      * not found. NewOrders of a district publish in o_id order (each reads D_NEXT_O_ID
@@ -455,6 +464,7 @@ static enum rc stock_level(struct txn *t, const struct tpcc_query *q)
             return RC_ABORT;
         items[i] = (uint32_t)tpcc_get32(T_ORDER_LINE, img, OL_I_ID);
     }
+    txn_shot_end(t); /* the stock rows come from the lines' items */
     qsort(items, (size_t)n, sizeof(items[0]), cmp_u32);
     int low = 0;
     for (int i = 0; i < n; i++) {

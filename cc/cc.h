@@ -88,6 +88,10 @@ enum rc txn_write(struct txn *t, struct row *r, int c, const void *value);
  * free rows of tab (cc/txn.h) and is reused by the thread's next insert into tab. */
 enum rc txn_insert(struct txn *t, struct table *tab, uint64_t key, struct row **out,
                    unsigned char **img);
+/* Marks the end of a shot: the requests made so far could go out together; those after it
+ * depend on their replies (e.g. keys read from a row). Only the network model uses it (a
+ * new execution round per shot, cc/netmodel.h); algorithms do not see it. */
+void txn_shot_end(struct txn *t);
 /* Hint: this transaction will access row r no more (e.g. the last write of a query to
  * it); algorithms that release early (Bamboo retires its lock) use it, others ignore it. */
 void txn_last_access(struct txn *t, struct row *r);

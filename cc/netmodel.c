@@ -93,17 +93,37 @@ void net_begin_slow(struct net_txn *n)
     n->phase = NET_IDLE;
 }
 
+static void close_shot(struct net_txn *n);
+
+static int server_of(const struct table *tab, uint64_t key)
+{
+    return cfg.server_of ? cfg.server_of(tab, key, cfg.servers)
+                         : (int)(mix(key ^ (uint64_t)tab->id << 56) % (uint64_t)cfg.servers);
+}
+
 void net_access_slow(struct net_txn *n, const struct table *tab, uint64_t key)
 {
-    int s = cfg.server_of ? cfg.server_of(tab, key, cfg.servers)
-                          : (int)(mix(key ^ (uint64_t)tab->id << 56) % (uint64_t)cfg.servers);
+    int s = server_of(tab, key);
     if (s < 0) /* replicated on every server: read locally, no message */
         return;
-    if (n->phase == NET_IDLE) { /* the shot's requests leave together */
-        leg(n, 1);
+    if (n->phase == NET_IDLE || n->phase == NET_EXECUTED) {
+        leg(n, 1); /* a new shot: its requests leave together */
         n->phase = NET_SHOT;
     }
     n->shot_servers |= 1ull << s;
+}
+
+void net_insert_slow(struct net_txn *n, const struct table *tab, uint64_t key)
+{
+    int s = server_of(tab, key);
+    if (s >= 0)
+        n->all_servers |= 1ull << s;
+}
+
+void net_shot_end_slow(struct net_txn *n)
+{
+    if (n->phase == NET_SHOT)
+        close_shot(n);
 }
 
 /* The reply leg of the open shot (its requests were delivered to k servers). */
@@ -137,8 +157,11 @@ void net_before_commit_slow(struct net_txn *n)
 {
     if (n->phase == NET_SHOT)
         close_shot(n);
-    if (n->phase == NET_IDLE) /* nothing was accessed at any server */
-        return;
+    if (n->phase == NET_IDLE) {
+        if (!n->all_servers) /* nothing was accessed at any server */
+            return;
+        n->phase = NET_EXECUTED; /* inserts only: straight to prepare / commit */
+    }
     if (cc_net_rounds.prepare) {
         int k = participants(n);
         leg(n, k);

@@ -10,10 +10,11 @@
  * --net-msg-cpu-us of CPU (servers are CPU-bound on messages), in the client's thread.
  *
  * Rounds per transaction (each algorithm declares its row in one place, cc_net_rounds):
- *   execution   one round per shot: the request leg before the shot's first access (its
- *               messages leave together: one delay draw), the accesses at the servers,
- *               the reply leg after it (the slowest participant). Workloads mark no shot
- *               ends yet, so a transaction is one shot.
+ *   execution   one round per shot (txn_shot_end separates them): the request leg
+ *               before the shot's first access (its messages leave together: one delay
+ *               draw), the accesses at the servers, the reply leg after it (the slowest
+ *               participant). Inserts open no round: the new rows travel with the
+ *               prepare or commit message to their servers (participants).
  *   prepare     (algorithms with `prepare`) one round to every participant. Its reply
  *               leg and the decision come at the algorithm's commit point, inside
  *               cc_commit (txn_net_decision): silo and tictoc after locking and
@@ -86,6 +87,8 @@ void net_thread_init(struct net_txn *n, int thread, struct net_stats *st);
 /* Hooks of the generic transaction (cc/txn.c); no-ops when the model is off. */
 void net_begin_slow(struct net_txn *n);
 void net_access_slow(struct net_txn *n, const struct table *tab, uint64_t key);
+void net_insert_slow(struct net_txn *n, const struct table *tab, uint64_t key);
+void net_shot_end_slow(struct net_txn *n);
 void net_before_commit_slow(struct net_txn *n);
 void net_decision_slow(struct net_txn *n);
 void net_before_abort_slow(struct net_txn *n);
@@ -99,6 +102,11 @@ static inline void net_access(struct net_txn *n, const struct table *tab, uint64
 {
     if (net_on)
         net_access_slow(n, tab, key);
+}
+static inline void net_insert(struct net_txn *n, const struct table *tab, uint64_t key)
+{
+    if (net_on)
+        net_insert_slow(n, tab, key);
 }
 
 #endif

@@ -351,7 +351,7 @@ enum rc txn_insert(struct txn *t, struct table *tab, uint64_t key, struct row **
     struct row *r = table_new_row_from(&t->free_rows, tab, key);
     cc_row_init(r);
     t->req_cols = COLS_ALL;
-    net_access(&t->net, tab, key);
+    net_insert(&t->net, tab, key); /* sent with the prepare / commit: no execution round */
     struct access *a = acc_new(t, r, NULL);
     if (cc_access(t, a, ACC_INSERT) != RC_OK) {
         t->nacc--;
@@ -393,6 +393,12 @@ enum rc txn_delete(struct txn *t, struct row *r)
 /* Optional (see cc.h): a weak reference, NULL where the algorithm does not define it, so
  * the hint costs other algorithms one test. */
 extern void cc_last_access(struct txn *t, struct access *a) __attribute__((weak));
+
+void txn_shot_end(struct txn *t)
+{
+    if (net_on)
+        net_shot_end_slow(&t->net);
+}
 
 void txn_last_access(struct txn *t, struct row *r)
 {

@@ -1,7 +1,8 @@
 """The network model (rundb --net-rtt-us, cc/netmodel.h): off by default; each algorithm
 pays its declared rounds (no-wait 2 rounds / 1 RTT, wound-wait and silo 3 / 2), messages
 per participant server, latency ending at the decision (the commit leg is not in it),
-locks held over the commit leg, message CPU, TPC-C rows on their warehouse's server,
+locks held over the commit leg, message CPU, TPC-C rows on their warehouse's server and
+its shots,
 --verify still passing, bad flags refused."""
 import json
 import subprocess
@@ -80,6 +81,14 @@ class Network(unittest.TestCase):
         # commit)
         self.assertLessEqual(r["network"]["messages_per_commit"] / r["network"]
                              ["rounds_per_commit"], 3.05)
+
+    def test_tpcc_shots_add_rounds(self):
+        # one thread, no-wait: NewOrder is 1 shot + commit = 2 rounds; Payment 2 by id
+        # and 3 by last name (60%): (2 + 0.4 * 2 + 0.6 * 3) / 2 = 2.3 per commit
+        r = run("no-wait", "--workload", "tpcc", "--mix", "neworder-payment", "--warehouses",
+                "1", "--threads", "1", "--warmup", "0.2", "--duration", "1", "--quiet",
+                "--net-rtt-us", "50")
+        self.assertAlmostEqual(r["network"]["rounds_per_commit"], 2.3, delta=0.08)
 
     def test_verify_still_passes(self):
         r = run("wound-wait", "--workload", "ycsb", "--rows", "1000", "--theta", "0.9",
