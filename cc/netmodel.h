@@ -13,8 +13,9 @@
  *   execution   one round per shot (txn_shot_end separates them): the request leg
  *               before the shot's first access (its messages leave together: one delay
  *               draw), the accesses at the servers, the reply leg after it (the slowest
- *               participant). Inserts open no round: the new rows travel with the
- *               prepare or commit message to their servers (participants).
+ *               participant); a request is counted per row accessed (an index look-up
+ *               that finds nothing sends none). Inserts open no round: the new rows
+ *               travel with the prepare or commit message to their servers.
  *   prepare     (algorithms with `prepare`) one round to every participant. Its reply
  *               leg and the decision come at the algorithm's commit point, inside
  *               cc_commit (txn_net_decision): silo and tictoc after locking and

@@ -416,7 +416,6 @@ void txn_last_access(struct txn *t, struct row *r)
 
 struct row *txn_lookup(struct txn *t, struct table *tab, uint64_t key)
 {
-    net_access(&t->net, tab, key); /* a look-up is a request to the key's server */
     if (STATS_ENABLED && ++t->lookups % INDEX_SAMPLE == 0) {
         uint64_t start = STATS_TICKS();
         struct row *r = idx_hash_get(tab->primary, key);

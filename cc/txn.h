@@ -86,8 +86,8 @@ struct txn {
     uint64_t attempt_start, a_wait, a_precommit, a_deadlock, a_index, a_commit;
     uint64_t a_ww_wait; /* the part of a_wait spent waiting for write access */
     struct net_txn net; /* the network model's view of the attempt (cc/netmodel.h) */
-    struct net_stats net_st; /* its counters (reset with st) */
     struct txn_stats st;
+    struct net_stats net_st; /* the model's counters (reset with st); last: it is large */
 };
 
 /* Low bits of a priority timestamp that hold the thread id. */
