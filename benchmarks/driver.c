@@ -463,10 +463,7 @@ void driver_run(const struct workload *w, const struct options *o, struct run_re
             latency_merge(&res->types[k].lat, &wk[i].types[k].lat);
         }
         arrivals_merge(&res->arrivals, &wk[i].arr);
-        res->net.rounds += wk[i].net.rounds;
-        res->net.messages += wk[i].net.messages;
-        res->net.legs += wk[i].net.legs;
-        latency_merge(&res->net.lateness, &wk[i].net.lateness);
+        net_stats_merge(&res->net, &wk[i].net);
         if (wk[i].gen_s > res->gen_s)
             res->gen_s = wk[i].gen_s;
         if (o->verify)

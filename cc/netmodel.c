@@ -33,24 +33,17 @@ bool net_configure(const struct net_config *c, char *err, unsigned errlen)
 
 void net_thread_init(struct net_txn *n, int thread, struct net_stats *st)
 {
-    n->rng = 0x9E3779B97F4A7C15ull * (uint64_t)(thread + 1);
+    rng_seed(&n->rng, 0x4E37ull, (uint64_t)thread);
     n->st = st;
     n->phase = NET_IDLE;
 }
 
-static uint64_t mix(uint64_t x)
+void net_stats_merge(struct net_stats *dst, const struct net_stats *src)
 {
-    x ^= x >> 30;
-    x *= 0xBF58476D1CE4E5B9ull;
-    x ^= x >> 27;
-    x *= 0x94D049BB133111EBull;
-    return x ^ (x >> 31);
-}
-
-static double uniform(struct net_txn *n)
-{
-    n->rng += 0x9E3779B97F4A7C15ull;
-    return (double)(mix(n->rng) >> 11) * 0x1.0p-53;
+    dst->rounds += src->rounds;
+    dst->messages += src->messages;
+    dst->legs += src->legs;
+    latency_merge(&dst->lateness, &src->lateness);
 }
 
 /* Sleeps one leg: rtt/2 plus the largest of k jitter draws (the slowest of k messages). */
@@ -58,7 +51,7 @@ static void leg(struct net_txn *n, int k)
 {
     double extra = 0;
     for (int i = 0; i < k && cfg.jitter_us > 0; i++) {
-        double j = uniform(n) * cfg.jitter_us;
+        double j = rng_double(&n->rng) * cfg.jitter_us;
         extra = j > extra ? j : extra;
     }
     uint64_t ns = (uint64_t)((cfg.rtt_us / 2 + extra) * 1e3);
@@ -97,8 +90,9 @@ static void close_shot(struct net_txn *n);
 
 static int server_of(const struct table *tab, uint64_t key)
 {
+    uint64_t h = key ^ (uint64_t)tab->id << 56; /* hashed: splitmix64's finaliser */
     return cfg.server_of ? cfg.server_of(tab, key, cfg.servers)
-                         : (int)(mix(key ^ (uint64_t)tab->id << 56) % (uint64_t)cfg.servers);
+                         : (int)(splitmix64(&h) % (uint64_t)cfg.servers);
 }
 
 void net_access_slow(struct net_txn *n, const struct table *tab, uint64_t key)

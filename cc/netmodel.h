@@ -38,6 +38,7 @@
 #include <stdint.h>
 
 #include "benchmarks/latency.h"
+#include "benchmarks/rand.h"
 
 struct txn;
 struct table;
@@ -79,12 +80,14 @@ struct net_txn {
     uint64_t all_servers;  /* participants of the attempt */
     uint64_t decided_at;   /* ticks of the decision (0: none yet) */
     uint64_t decided_ns;   /* the same, clock_now_ns() */
-    uint64_t rng;          /* the thread's jitter generator state */
+    struct rng rng;        /* the thread's jitter generator */
     uint8_t phase;         /* enum in netmodel.c */
     struct net_stats *st;  /* the thread's counters (net_thread_init) */
 };
 
 void net_thread_init(struct net_txn *n, int thread, struct net_stats *st);
+/* Adds src's counters to dst (the driver sums its threads'). */
+void net_stats_merge(struct net_stats *dst, const struct net_stats *src);
 /* Hooks of the generic transaction (cc/txn.c); no-ops when the model is off. */
 void net_begin_slow(struct net_txn *n);
 void net_access_slow(struct net_txn *n, const struct table *tab, uint64_t key);
