@@ -67,6 +67,9 @@ static const struct opt_def defs[] = {
     {"servers", OK_INT, OFF(servers), 1, 64, false, "8",
      "network model: logical servers the rows live on (by a hash of table and key; TPC-C: "
      "by warehouse)"},
+    {"clock-skew-us", OK_DOUBLE, OFF(clock_skew_us), 0, 1e6, false, "0",
+     "timestamp algorithms (NCC): the clocks of odd-numbered threads run this many "
+     "microseconds behind the others (0: one clock)"},
     {"backoff-max-us", OK_DOUBLE, OFF(backoff_max_us), 0, 1e6, false, "64",
      "cap of the randomised exponential back-off before a retry, microseconds"},
     {"series-interval", OK_DOUBLE, OFF(series_interval_s), 0.01, 60, false, "1",

@@ -30,6 +30,7 @@ struct options {
     /* network model (cc/netmodel.h): all 0: off */
     double net_rtt_us, net_jitter_us, net_msg_cpu_us;
     int servers;
+    double clock_skew_us; /* timestamp algorithms: odd threads' clocks this far behind */
     /* ycsb */
     uint64_t rows;
     int fields;

@@ -16,6 +16,11 @@
 #include "storage/topology.h"
 
 
+/* Optional in an algorithm (cc.h): weak references, NULL where it does not define them. */
+extern const bool cc_alg_strict __attribute__((weak));
+extern const char *const cc_alg_counter_names[CC_ALG_COUNTERS] __attribute__((weak));
+static bool alg_strict(void) { return &cc_alg_strict && cc_alg_strict; }
+
 static void cpu_model(char *buf, size_t n)
 {
     snprintf(buf, n, "unknown");
@@ -144,6 +149,14 @@ static void write_json(FILE *f, const struct report_in *in)
     for (int i = 0; i < AR_COUNT; i++)
         fprintf(f, "%s\"%s\":%llu", i ? "," : "", abort_reason_names[i],
                 (unsigned long long)st->aborts_by[i]);
+    if (cc_alg_counter_names) { /* the algorithm's own counters, per committed transaction */
+        fputs("},\"alg_counters\":{", f);
+        for (int i = 0, n = 0; i < CC_ALG_COUNTERS; i++)
+            if (cc_alg_counter_names[i])
+                fprintf(f, "%s\"%s\":{\"count\":%llu,\"per_commit\":%.6f}", n++ ? "," : "",
+                        cc_alg_counter_names[i], (unsigned long long)st->alg[i],
+                        st->commits ? (double)st->alg[i] / (double)st->commits : 0.0);
+    }
     /* seconds summed over workers, and each part's share of their total */
     uint64_t total = 0;
 #define TB_SUM_(n) total += st->t_##n;
@@ -214,7 +227,10 @@ static void write_json(FILE *f, const struct report_in *in)
                    "\"edges\":%zu,\"dirty_reads\":%zu,\"intermediate\":%zu,\"lost_updates\":%zu,"
                    "\"lost_after_read\":%zu,\"stale_own\":%zu,\"cycles\":%zu,\"strict\":%s,"
                    "\"check_s\":%.3f},",
-                cc_alg_serializable ? "serializable" : "read_committed", h->ok ? "true" : "false",
+                alg_strict()          ? "strict_serializable"
+                : cc_alg_serializable ? "serializable"
+                                      : "read_committed",
+                h->ok ? "true" : "false",
                 h->txns, h->reads, h->writes, h->edges, h->dirty_reads, h->intermediate,
                 h->lost_updates, h->lost_rmw, h->stale_own, h->cycles,
                 h->strict < 0 ? "null" : h->strict ? "true" : "false", in->verify_s);
@@ -273,6 +289,7 @@ static void write_summary(const struct report_in *in)
     if (in->verified)
         fprintf(stderr, "  verify: %s (%zu txns, %zu edges%s)\n",
                 !in->hres.ok           ? "FAILED"
+                : alg_strict()        ? "strictly serializable"
                 : cc_alg_serializable ? "serializable"
                                       : "no dirty or intermediate read, lost update or stale "
                                         "own read",

@@ -126,6 +126,12 @@ extern const bool cc_alg_serializable;
  * so --verify records only those as read (cc/txn.c, hist_reads); row-grain algorithms
  * leave it undefined (the generic layer references it weakly). */
 extern const bool cc_alg_column_grain;
+/* Optional: true where the algorithm claims strict serializability (NCC): --verify then
+ * fails a history that is serializable but breaks the real-time order. */
+extern const bool cc_alg_strict;
+/* Optional: names of the algorithm's own counters (struct txn_stats' alg[i], NULL where
+ * unused), reported per committed transaction in the result's "alg_counters". */
+extern const char *const cc_alg_counter_names[CC_ALG_COUNTERS];
 
 /* Once per run, before/after the workers (e.g. Silo's epoch thread). */
 void cc_init(int nthreads);

@@ -3,6 +3,7 @@
 
 double clock_ticks_per_s = 1e9;
 uint64_t clock_ticks_base;
+uint64_t clock_skew_ticks;
 
 __attribute__((constructor)) static void clock_base_init(void) { clock_ticks_base = clock_ticks(); }
 

@@ -38,6 +38,10 @@ static inline uint64_t clock_now_ns(void)
 /* clock_ticks() when the process started (timestamps count from it, so they stay small). */
 extern uint64_t clock_ticks_base;
 
+/* --clock-skew-us in ticks: timestamp algorithms set the clocks of odd-numbered threads
+ * this far back (0: one clock for all). */
+extern uint64_t clock_skew_ticks;
+
 /* Ticks per second, measured once by clock_calibrate (about 50 ms). */
 extern double clock_ticks_per_s;
 void clock_calibrate(void);

@@ -90,6 +90,7 @@ static inline void hist_txn_abort(struct hist_log *l) { l->n = l->txn_start; }
 
 /* What the check demands. */
 enum hist_level {
+    HIST_LEVEL_STRICT, /* HIST_LEVEL_SER, and strict: no cycle with the real-time edges */
     HIST_LEVEL_SER, /* conflict serializable: no cycle over WR/WW/RW edges, plus the below */
     HIST_LEVEL_RC   /* no dirty/aborted/intermediate read, no lost update (two writers of
                      * one version, or a write of an item over a version other than the
@@ -110,7 +111,7 @@ struct hist_result {
     size_t cycles;         /* 0 or 1: whether a cycle was found (the first one is printed) */
     int strict;            /* real-time order: 1 strictly serializable (no cycle over the
                             * edges plus T1 -> T2 for T1 committed before T2 began), 0 not
-                            * (not a failure: no algorithm claims it), -1 not checked (RC
+                            * (a failure at HIST_LEVEL_STRICT only), -1 not checked (RC
                             * level, a cycle already, or a transaction without times) */
     bool ok;
 };

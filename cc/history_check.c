@@ -821,10 +821,10 @@ bool hist_check(struct hist_log *const *logs, int nlogs, const char *const *tabl
     if (!c.malformed) {
         flatten(&c);
         sort_ents(&c);
-        if (level == HIST_LEVEL_SER) /* a read gives at most 2 edges, a write 1 */
+        if (level != HIST_LEVEL_RC) /* a read gives at most 2 edges, a write 1 */
             c.edges = xmalloc(2 * c.nents, sizeof *c.edges);
         scan_items(&c); /* reports lost updates and dirty versions */
-        if (level == HIST_LEVEL_SER) {
+        if (level != HIST_LEVEL_RC) {
             c.nnodes = c.ntx;
             build_csr(&c, res->edges);
             uint32_t g = find_cycle_node(&c);
@@ -836,16 +836,17 @@ bool hist_check(struct hist_log *const *logs, int nlogs, const char *const *tabl
         }
     }
     res->ok = !c.malformed && !res->dirty_reads && !res->lost_updates && !res->stale_own &&
-              !res->intermediate && !res->lost_rmw && !res->cycles;
+              !res->intermediate && !res->lost_rmw && !res->cycles &&
+              (level != HIST_LEVEL_STRICT || res->strict == 1);
     if (out)
         fprintf(out,
                 "history check (%s): %zu txns, %zu reads, %zu writes, %zu edges; "
                 "%zu dirty, %zu intermediate, %zu lost updates, %zu lost after read, "
                 "%zu stale own, %zu malformed, %s%s: %s\n",
-                level == HIST_LEVEL_SER ? "SER" : "RC", res->txns, res->reads, res->writes,
+                level == HIST_LEVEL_STRICT ? "STRICT" : level == HIST_LEVEL_SER ? "SER" : "RC", res->txns, res->reads, res->writes,
                 res->edges, res->dirty_reads, res->intermediate, res->lost_updates,
                 res->lost_rmw, res->stale_own, c.malformed,
-                level == HIST_LEVEL_SER ? (res->cycles ? "cycle" : "acyclic")
+                level != HIST_LEVEL_RC ? (res->cycles ? "cycle" : "acyclic")
                                         : "cycles not checked",
                 res->strict < 0 ? "" : res->strict ? ", strict" : ", not strict",
                 res->ok ? "OK" : "FAIL");

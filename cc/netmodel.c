@@ -192,3 +192,18 @@ void net_before_abort_slow(struct net_txn *n)
         decide(n); /* an abort decision, and its leg before the servers release */
     n->phase = NET_IDLE;
 }
+
+void net_round_slow(struct net_txn *n)
+{
+    int k = participants(n);
+    leg(n, k);
+    deliver(n, k);
+    leg(n, k);
+    n->st->messages += (uint64_t)k; /* the replies */
+    n->st->rounds++;
+}
+
+uint64_t net_expected_delay_ticks(void)
+{
+    return net_on ? (uint64_t)((cfg.rtt_us / 2 + cfg.jitter_us / 2) * 1e-6 * clock_ticks_per_s) : 0;
+}

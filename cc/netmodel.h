@@ -95,6 +95,10 @@ void net_insert_slow(struct net_txn *n, const struct table *tab, uint64_t key);
 void net_shot_end_slow(struct net_txn *n);
 void net_before_commit_slow(struct net_txn *n);
 void net_decision_slow(struct net_txn *n);
+/* One round to every participant (request leg, delivery, reply leg). */
+void net_round_slow(struct net_txn *n);
+/* The expected one-way delay of a message, in clock ticks (0 with the model off). */
+uint64_t net_expected_delay_ticks(void);
 void net_before_abort_slow(struct net_txn *n);
 
 static inline void net_begin(struct net_txn *n)

@@ -16,4 +16,6 @@ void txn_stats_add(struct txn_stats *sum, const struct txn_stats *s)
 #undef ST_ADD_T_
     for (int i = 0; i < AR_COUNT; i++)
         sum->aborts_by[i] += s->aborts_by[i];
+    for (int i = 0; i < CC_ALG_COUNTERS; i++)
+        sum->alg[i] += s->alg[i];
 }

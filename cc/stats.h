@@ -26,6 +26,9 @@
 #include "cc/clock.h"
 #include "config/config.h"
 
+/* Counters an algorithm may keep of its own (cc.h, cc_alg_counter_names). */
+#define CC_ALG_COUNTERS 8
+
 /* Counters: name. */
 #define STATS_COUNTERS(X)                                                                    \
     X(commits)                                                                               \
@@ -69,7 +72,9 @@
     X(AR_USER, "user")             /* the workload rolled back (e.g. TPC-C 1% NewOrder) */  \
     X(AR_DELETED, "deleted_row")   /* the row it reached was deleted by a committed txn */  \
     X(AR_RETRY, "retry")           /* the workload saw a commit still being published */   \
-    X(AR_STOPPED, "stopped")       /* the run ended while it waited (storage/wait.h) */
+    X(AR_STOPPED, "stopped")       /* the run ended while it waited (storage/wait.h) */    \
+    X(AR_EARLY, "early_abort")     /* NCC: a request aborted early (a higher timestamp) */  \
+    X(AR_SAFEGUARD, "safeguard")   /* NCC: safeguard and smart retry failed */
 
 #define AR_ENUM_(e, s) e,
 enum abort_reason { ABORT_REASONS(AR_ENUM_) AR_COUNT };
@@ -86,6 +91,7 @@ struct txn_stats {
 #undef ST_FIELD_
 #undef ST_TIME_
     uint64_t aborts_by[AR_COUNT];
+    uint64_t alg[CC_ALG_COUNTERS]; /* the algorithm's own counters (cc_alg_counter_names) */
 };
 
 void txn_stats_add(struct txn_stats *sum, const struct txn_stats *s);

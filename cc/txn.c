@@ -168,6 +168,7 @@ void txn_begin(struct txn *t, bool retry)
     }
     t->a_wait = t->a_precommit = t->a_deadlock = t->a_index = t->a_commit = t->a_ww_wait = 0;
     t->attempt_start = STATS_TICKS();
+    t->net.decided_at = 0; /* set at the decision (txn_client_decided, the network model) */
     net_begin(&t->net);
     cc_begin(t, retry);
 }

@@ -121,6 +121,25 @@ static inline void txn_net_decision(struct txn *t)
         net_decision_slow(&t->net);
 }
 
+/* One more round to every participant before the decision (NCC's smart retry). A no-op
+ * when the model is off. */
+static inline void txn_net_round(struct txn *t)
+{
+    if (net_on)
+        net_round_slow(&t->net);
+}
+
+/* The client knows the outcome now (asynchronous commit: the commit messages are still
+ * on their way): the end of the attempt for latency and --verify's real-time order.
+ * With the network model on, txn_net_decision has set it already. */
+static inline void txn_client_decided(struct txn *t)
+{
+    if (!net_on) {
+        t->net.decided_at = clock_ticks();
+        t->net.decided_ns = t->hist ? clock_now_ns() : 0;
+    }
+}
+
 /* Allocates n bytes in the transaction's log area (16-byte aligned). */
 static inline void *txn_alloc(struct txn *t, size_t n) { return arena_alloc(&t->arena, n); }
 
