@@ -132,6 +132,8 @@ $(foreach f,release asan tsan shw,$(foreach v,$(VARIANTS),\
 	$(eval $(call VARIANT_RULES,$(f),$(v),$(v),$(FLAVOR_BIN_$(f))))))
 $(foreach m,$(MUTANTS),$(eval $(call VARIANT_RULES,release,$(call mutant_base,$(m)),$(m),$(B)/mutants,\
 	$(call mutant_flag,$(m)))))
+$(foreach m,$(MUTANTS),$(eval $(call VARIANT_RULES,asan,$(call mutant_base,$(m)),$(m),$(B)/asan/mutants,\
+	$(call mutant_flag,$(m)))))
 # Rewritten only when the revision (or dirtiness) changes, so binaries relink then.
 $(B)/git-rev: FORCE
 	@mkdir -p $(@D)
@@ -170,16 +172,20 @@ $(B)/tests/test_index_other: tests/unit/test_index.c $(UNIT_OBJS) $(OTHER_INDEX_
 		$(filter-out %/$(INDEX_SRC_$(INDEX)).o,$(UNIT_OBJS)) $(OTHER_INDEX_OBJ) -o $@ $(LIBS)
 # Variant tests: tests/variant/test_<name>.c, whose first line reads
 # "/* variants: v1 v2 ... */", is linked against each listed variant's asan objects
-# (the algorithm under test) as $(B)/tests/test_<name>-<variant>.
+# (the algorithm under test) as $(B)/tests/test_<name>-<variant>. A listed mutant
+# (tests/mutants.tsv) is linked the same way, compiled with -DVTEST_MUTANT: the test
+# then asserts that it sees the mutant's bug.
+vtest_base = $(if $(filter $(1),$(MUTANTS)),$(call mutant_base,$(1)),$(1))
 VTEST_SRCS := $(wildcard tests/variant/test_*.c)
-vtest_variants = $(filter $(VARIANTS),$(shell sed -n '1s|^/\* variants:\(.*\)$$|\1|p' $(1)))
+vtest_variants = $(filter $(VARIANTS) $(MUTANTS),$(shell sed -n '1s|^/\* variants:\(.*\)$$|\1|p' $(1)))
 VTESTS := $(foreach f,$(VTEST_SRCS),$(foreach v,$(call vtest_variants,$(f)),\
 	$(B)/tests/$(basename $(notdir $(f)))-$(v)))
 define VTEST_RULE
 $(B)/tests/$(basename $(notdir $(1)))-$(2): $(1) $$(filter-out %/benchmarks/main.c.o,$$(OBJS_asan_$(2))) $(B)/tests/build_info.o
 	@mkdir -p $$(@D)
 	@$(if $(Q),echo "  TEST $$@")
-	$(Q)$(CC) $(COMMON_CFLAGS) $(FLAVOR_CFLAGS_asan) -DCC_META_SIZE=$(call variant_meta,$(2)) $$^ -o $$@ $(LIBS)
+	$(Q)$(CC) $(COMMON_CFLAGS) $(FLAVOR_CFLAGS_asan) -DCC_META_SIZE=$(call variant_meta,$(call vtest_base,$(2))) \
+		$(if $(filter $(2),$(MUTANTS)),-DVTEST_MUTANT) $$^ -o $$@ $(LIBS)
 endef
 $(foreach f,$(VTEST_SRCS),$(foreach v,$(call vtest_variants,$(f)),$(eval $(call VTEST_RULE,$(f),$(v)))))
 
@@ -204,7 +210,7 @@ bench:
 mutation:
 	@tests/install_deps.sh && $(MAKE) --no-print-directory -j$(NPROC) \
 		$(foreach m,$(MUTANTS),$(B)/mutants/rundb-$(m)) \
-		$(foreach v,$(MUTANT_BASES),$(B)/bin/rundb-$(v)) && tests/mutation_test.sh
+		$(foreach v,$(MUTANT_BASES),$(B)/bin/rundb-$(v)) $(VTESTS) && tests/mutation_test.sh
 
 # Shared writes per transaction, per variant, counted by a debug build (storage/
 # shared_writes.h); checks them against README.md's table and the no-global-write rule.

@@ -517,9 +517,13 @@ enum rc cc_commit(struct txn *t)
         const struct ncc_entry *e = response_of(&t->acc[i]);
         if (!e)
             continue; /* an insert */
+        /* A write's response is (tw, tw): its version's tr grows with other readers'
+         * requests (under the latch). tw is written by its owner only, and a read's
+         * response is stable once released (acquire in request()). */
+        uint64_t tr = e->kind == E_WRITE ? e->tw : e->tr;
         any = true;
         tmax = e->tw > tmax ? e->tw : tmax;
-        tmin = e->tr < tmin ? e->tr : tmin;
+        tmin = tr < tmin ? tr : tmin;
     }
     uint64_t sync = any ? tmax : t->ts;
     bool first = tmax <= tmin;

@@ -4,7 +4,8 @@
 # protocol bug) with 8 threads under high contention and asserts that the row's check
 # catches it: exit status 1 with the check's own failure line on stderr (verify: the
 # history check's "FAIL" line; bank: "bank:"; tpcc-check: "tpcc check:" or the stop on a
-# committed insert of a duplicate key; stall: the watchdog's "stall:" report, exit 3). Races are probabilistic, so a mutant gets up to
+# committed insert of a duplicate key; stall: the watchdog's "stall:" report, exit 3; unit:
+# the variant test linked against the mutant exits 0, see tests/mutants.tsv). Races are probabilistic, so a mutant gets up to
 # MUTANT_TRIES runs (default 3). A run still going after MUTANT_TIMEOUT seconds (default
 # 30; a caught run takes under 10) hangs: NOT CAUGHT, as is a crash or any other exit
 # status. First each base variant (build/bin) runs each distinct command once and must
@@ -26,6 +27,7 @@ flags_of() {
     bank) echo "" ;;
     tpcc-check) echo --check ;;
     stall) echo "--stall-timeout 3" ;;
+    unit) echo "" ;;
     *) echo "mutation_test.sh: unknown check '$1'" >&2; exit 2 ;;
     esac
 }
@@ -35,15 +37,28 @@ pattern_of() {
     bank) echo '^bank: ' ;;
     tpcc-check) echo '^tpcc check: \|: committed insert of duplicate key ' ;;
     stall) echo '^stall: ' ;;
+    unit) echo '^ok ' ;;
     esac
 }
 # status_of CHECK: the exit status of a caught run.
-status_of() { [ "$1" = stall ] && echo 3 || echo 1; }
+status_of() {
+    case $1 in
+    stall) echo 3 ;;
+    unit) echo 0 ;;
+    *) echo 1 ;;
+    esac
+}
 
 # run_case BINARY CHECK FLAGS...: runs once; sets rc (124: timed out).
 run_case() {
     local bin=$1 check=$2
     shift 2
+    if [ "$check" = unit ]; then # the variant test $1 linked against this build
+        local build=${bin##*/rundb-}
+        timeout "$limit" "build/tests/$1-$build" >"$log" 2>&1
+        rc=$?
+        return
+    fi
     timeout "$limit" "$bin" --threads 8 --warmup 0 --quiet $(flags_of "$check") "$@" \
         >"$log" 2>&1
     rc=$?

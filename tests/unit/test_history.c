@@ -506,6 +506,34 @@ static void test_real_time(void)
     CHECK(res.strict == -1);
 }
 
+/* HIST_LEVEL_STRICT (algorithms that claim strict serializability, NCC): T1 writes x and
+ * commits (time 2) before T2 begins (3); T2 writes y; T3 (concurrent with both) reads y
+ * from T2 and x from before T1. Serializable (T3 after T2, before T1; T1 and T2 do not
+ * conflict), not strictly: a failure at this level only. */
+static void test_strict_level(void)
+{
+    struct hist_result res;
+    const uint64_t t1 = TID(1, 1), t2 = TID(2, 1), t3 = TID(0, 1);
+    const struct op inverted[] = {
+        BEGIN(1, t1), TIMES(1, 2), {'w', 0, 1, 0, 0, TID(1, 2)},
+        BEGIN(2, t2), TIMES(3, 4), {'w', 0, 2, 0, 0, TID(2, 2)},
+        BEGIN(0, t3), TIMES(1, 5), {'r', 0, 2, 0, TID(2, 2), 0}, {'r', 0, 1, 0, 0, 0},
+    };
+    CHECK(CHECK_OPS(inverted, HIST_LEVEL_SER, &res));
+    CHECK(res.strict == 0);
+    CHECK(!CHECK_OPS(inverted, HIST_LEVEL_STRICT, &res));
+    CHECK(!res.ok && res.cycles == 0 && res.strict == 0);
+    HAS("history check (STRICT)");
+    HAS(": FAIL");
+    const struct op in_order[] = { /* near miss: T3 reads T1's x too */
+        BEGIN(1, t1), TIMES(1, 2), {'w', 0, 1, 0, 0, TID(1, 2)},
+        BEGIN(2, t2), TIMES(3, 4), {'w', 0, 2, 0, 0, TID(2, 2)},
+        BEGIN(0, t3), TIMES(1, 5), {'r', 0, 2, 0, TID(2, 2), 0}, {'r', 0, 1, 0, TID(1, 2), 0},
+    };
+    CHECK(CHECK_OPS(in_order, HIST_LEVEL_STRICT, &res));
+    CHECK(res.strict == 1);
+}
+
 /* ---- random small histories against a naive reference ---- */
 
 #define REF_TXNS 8
@@ -814,6 +842,7 @@ int main(void)
     RUN_CASE(test_lost_update_after_read);
     RUN_CASE(test_insert_delete);
     RUN_CASE(test_real_time);
+    RUN_CASE(test_strict_level);
     RUN_CASE(test_random_vs_reference);
     RUN_CASE(test_large_serial);
     CHECK_EXIT();

@@ -1,0 +1,336 @@
+/* variants: ncc-rw ncc-rw-no-rtc
+ * NCC's mechanisms, driven through the transaction API with several transaction contexts
+ * interleaved by hand (one per "thread" id; a request that must wait runs in a thread of
+ * its own). The Makefile links this file against each variant or mutant named on the
+ * first line; linked against the mutant without response timing control
+ * (VTEST_MUTANT, tests/mutants.tsv) it runs only the timestamp-inversion case and then
+ * requires the history NOT to be strictly serializable: the check sees the bug.
+ * Cases: refinement (a write ordered after a later-timestamped read commits through smart
+ * retry), early abort, reads behind reads are not delayed, a read of an undecided write
+ * waits for its commit / is re-executed after its abort, smart retry fails on a version
+ * created in between, timestamp inversion with skewed clocks (strict check). */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <time.h>
+
+#include "cc/txn.h"
+#include "storage/index.h"
+#include "storage/mem.h"
+#include "tests/unit/check.h"
+
+#ifdef VTEST_MUTANT
+#define MUTANT 1
+#else
+#define MUTANT 0
+#endif
+
+static struct table *tab;
+
+static struct table *make_table(uint64_t nrows)
+{
+    struct schema s;
+    schema_init(&s, true); /* writer ids: the strict case checks a history */
+    schema_add(&s, "a", COL_INT64, 8);
+    schema_add(&s, "b", COL_INT64, 8);
+    schema_seal(&s);
+    struct table *t = table_create("t", &s, nrows, true);
+    for (uint64_t k = 0; k < nrows; k++) {
+        struct row *r = table_new_row(t, k);
+        cc_row_init(r);
+        idx_hash_insert(t->primary, k, r);
+    }
+    return t;
+}
+
+static struct row *R(uint64_t k) { return table_row_at(tab, k); }
+static int64_t col_a(const unsigned char *img)
+{
+    int64_t v;
+    memcpy(&v, col_ptr(&tab->schema, img, 0), 8);
+    return v;
+}
+static int64_t committed(uint64_t k) { return col_a(R(k)->data); }
+
+static enum rc rd(struct txn *t, uint64_t k, int64_t *v)
+{
+    const unsigned char *img;
+    if (txn_read(t, R(k), COL_BIT(0), &img) != RC_OK)
+        return RC_ABORT;
+    if (v)
+        *v = col_a(img);
+    return RC_OK;
+}
+
+/* read-for-update of row k, add d to column a */
+static enum rc add(struct txn *t, uint64_t k, int64_t d)
+{
+    const unsigned char *img;
+    if (txn_read_for_update(t, R(k), COL_BIT(0), &img) != RC_OK)
+        return RC_ABORT;
+    int64_t v = col_a(img) + d;
+    return txn_write(t, R(k), 0, &v);
+}
+
+/* The algorithm's counter `name` of t (cc_alg_counter_names). */
+static uint64_t counter(struct txn *t, const char *name)
+{
+    for (int i = 0; i < CC_ALG_COUNTERS; i++)
+        if (cc_alg_counter_names[i] && strcmp(cc_alg_counter_names[i], name) == 0)
+            return txn_stats(t)->alg[i];
+    return UINT64_MAX;
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000};
+    nanosleep(&ts, NULL);
+}
+
+#define NT 4
+static struct txn *T[NT];
+
+/* T0 begins first (smaller t); T1 reads row 1 and commits; T0's write of row 1 must be
+ * ordered after T1's read: its tw is refined past T1's t, so T0's own read of row 2
+ * (tr = T0's t) fails the safeguard, and smart retry moves everything to max(tw). */
+static void refinement_and_smart_retry(void)
+{
+    txn_begin(T[0], false);
+    sleep_ms(1);
+    txn_begin(T[1], false);
+    CHECK(rd(T[1], 1, NULL) == RC_OK);
+    CHECK(txn_commit(T[1]) == RC_OK);
+    uint64_t smart = counter(T[0], "smart_retry");
+    CHECK(rd(T[0], 2, NULL) == RC_OK);
+    CHECK(add(T[0], 1, 7) == RC_OK);
+    CHECK(txn_commit(T[0]) == RC_OK);
+    CHECK_EQ_U(counter(T[0], "smart_retry"), smart + 1);
+    CHECK(committed(1) == 7);
+}
+
+/* A write that would wait behind an undecided read with a higher timestamp aborts early;
+ * once the read's transaction has decided, the same write goes through. */
+static void early_abort(void)
+{
+    txn_begin(T[0], false);
+    sleep_ms(1);
+    txn_begin(T[1], false);
+    CHECK(rd(T[1], 3, NULL) == RC_OK);
+    CHECK(add(T[0], 3, 1) == RC_ABORT);
+    CHECK(txn_abort_reason(T[0]) == AR_EARLY);
+    txn_abort(T[0]);
+    CHECK(txn_commit(T[1]) == RC_OK);
+    txn_begin(T[0], true);
+    CHECK(add(T[0], 3, 1) == RC_OK);
+    CHECK(txn_commit(T[0]) == RC_OK);
+    CHECK(committed(3) == 1);
+}
+
+/* Reads behind an undecided read are released at once, whatever their timestamps. */
+static void reads_not_delayed(void)
+{
+    txn_begin(T[0], false);
+    sleep_ms(1);
+    txn_begin(T[1], false);
+    uint64_t delayed = counter(T[0], "response_delayed");
+    CHECK(rd(T[1], 4, NULL) == RC_OK);
+    CHECK(rd(T[0], 4, NULL) == RC_OK); /* older, behind a younger read: no early abort */
+    CHECK(txn_commit(T[0]) == RC_OK);
+    CHECK(txn_commit(T[1]) == RC_OK);
+    CHECK_EQ_U(counter(T[0], "response_delayed"), delayed);
+}
+
+struct bg {
+    struct txn *t;
+    uint64_t key;
+    int64_t seen;
+    enum rc rc;
+    atomic_int done;
+};
+
+static void *bg_read(void *arg)
+{
+    struct bg *b = arg;
+    b->rc = rd(b->t, b->key, &b->seen);
+    atomic_store(&b->done, 1);
+    return NULL;
+}
+
+/* A read of an undecided write waits (response timing control) until the writer's
+ * commit arrives and then sees its value; after an abort it is re-executed on the
+ * version before. */
+static void read_waits_for_decision(void)
+{
+    for (int commit = 1; commit >= 0; commit--) {
+        int64_t before = committed(5);
+        uint64_t delayed = counter(T[1], "response_delayed");
+        txn_begin(T[0], false);
+        CHECK(add(T[0], 5, 10) == RC_OK);
+        sleep_ms(1);
+        txn_begin(T[1], false);
+        struct bg b = {.t = T[1], .key = 5};
+        pthread_t p;
+        pthread_create(&p, NULL, bg_read, &b);
+        sleep_ms(50);
+        CHECK(!atomic_load(&b.done)); /* its response is held back */
+        if (commit) {
+            CHECK(txn_commit(T[0]) == RC_OK);
+        } else {
+            CHECK(txn_user_abort(T[0]) == RC_ABORT);
+            txn_abort(T[0]);
+        }
+        pthread_join(p, NULL);
+        CHECK(b.rc == RC_OK);
+        CHECK(b.seen == before + (commit ? 10 : 0));
+        CHECK(txn_commit(T[1]) == RC_OK);
+        CHECK_EQ_U(counter(T[1], "response_delayed"), delayed + 1);
+    }
+}
+
+static void *bg_add(void *arg)
+{
+    struct bg *b = arg;
+    b->rc = add(b->t, b->key, 1);
+    atomic_store(&b->done, 1);
+    return NULL;
+}
+
+/* Smart retry fails when a version with tw <= t' was created after a read: T0 (oldest)
+ * reads row 7, T2 (middle) writes row 7 behind it (waits), T1 (youngest) read row 6,
+ * which T0 then writes with tw past T1's t; smart retry at t' = that tw finds T2's
+ * version (tw = T2's t < t') after T0's read: abort from scratch. */
+static void smart_retry_fails(void)
+{
+    txn_begin(T[0], false);
+    sleep_ms(1);
+    txn_begin(T[2], false);
+    sleep_ms(1);
+    txn_begin(T[1], false);
+    CHECK(rd(T[1], 6, NULL) == RC_OK);
+    CHECK(txn_commit(T[1]) == RC_OK);
+    CHECK(rd(T[0], 7, NULL) == RC_OK);
+    struct bg b = {.t = T[2], .key = 7};
+    pthread_t p;
+    pthread_create(&p, NULL, bg_add, &b);
+    sleep_ms(50);
+    CHECK(!atomic_load(&b.done)); /* behind T0's undecided read */
+    CHECK(add(T[0], 6, 1) == RC_OK);
+    CHECK(txn_commit(T[0]) == RC_ABORT);
+    CHECK(txn_abort_reason(T[0]) == AR_SAFEGUARD);
+    txn_abort(T[0]);
+    pthread_join(p, NULL);
+    CHECK(b.rc == RC_OK);
+    CHECK(txn_commit(T[2]) == RC_OK);
+}
+
+/* ---- timestamp inversion (section 5.2's pitfall) ---- */
+
+static atomic_int stage; /* 1: A read y; 2: T1 committed; 3: T2 committed */
+
+static void wait_stage(int s, long timeout_ms)
+{
+    for (long i = 0; i < timeout_ms && atomic_load(&stage) < s; i++)
+        sleep_ms(1);
+}
+
+/* A reads y, then (after T2 or a timeout) x. */
+static void *inv_a(void *arg)
+{
+    struct txn *t = arg;
+    txn_begin(t, false);
+    CHECK(rd(t, 8, NULL) == RC_OK);
+    atomic_store(&stage, 1);
+    wait_stage(3, 300);
+    CHECK(rd(t, 9, NULL) == RC_OK);
+    CHECK(txn_commit(t) == RC_OK);
+    return NULL;
+}
+
+/* T1 writes y after A read it. */
+static void *inv_t1(void *arg)
+{
+    struct txn *t = arg;
+    wait_stage(1, 5000);
+    txn_begin(t, false);
+    CHECK(add(t, 8, 1) == RC_OK);
+    CHECK(txn_commit(t) == RC_OK);
+    atomic_store(&stage, 2);
+    return NULL;
+}
+
+/* T2 starts after T1 committed, on a clock 50 ms behind, and writes x. */
+static void *inv_t2(void *arg)
+{
+    struct txn *t = arg;
+    wait_stage(2, 5000);
+    txn_begin(t, false);
+    CHECK(add(t, 9, 1) == RC_OK);
+    CHECK(txn_commit(t) == RC_OK);
+    atomic_store(&stage, 3);
+    return NULL;
+}
+
+/* With response timing control, T1's write of y waits for A's decision, so A cannot see
+ * T2's x: strict. Without it, A reads y before T1 and x from T2, while T1 committed
+ * before T2 began; T2's skewed timestamp lets A's safeguard pass: serializable (by
+ * timestamps) but not strictly. */
+static void timestamp_inversion(void)
+{
+    struct txn *a = txn_create(0, true), *t1 = txn_create(2, true), *t2 = txn_create(1, true);
+    cc_thread_init(a);
+    cc_thread_init(t1);
+    cc_thread_init(t2);
+    clock_skew_ticks = (uint64_t)(0.05 * clock_ticks_per_s); /* odd thread ids: T2 */
+    pthread_t pa, p1, p2;
+    pthread_create(&pa, NULL, inv_a, a);
+    pthread_create(&p1, NULL, inv_t1, t1);
+    pthread_create(&p2, NULL, inv_t2, t2);
+    pthread_join(pa, NULL);
+    pthread_join(p1, NULL);
+    pthread_join(p2, NULL);
+    clock_skew_ticks = 0;
+    struct hist_log *logs[3] = {txn_take_history(a), txn_take_history(t1), txn_take_history(t2)};
+    const char *names[64];
+    for (int i = 0; i < 64; i++)
+        names[i] = "t";
+    struct hist_result res;
+    hist_check(logs, 3, names, tab->id + 1, HIST_LEVEL_SER, stdout, &res);
+    CHECK(res.ok);      /* serializable either way */
+    CHECK(res.txns == 3);
+    CHECK(res.strict == (MUTANT ? 0 : 1));
+    for (int i = 0; i < 3; i++) {
+        hist_log_free(logs[i]);
+        mem_free(logs[i]);
+    }
+    cc_thread_fini(a);
+    cc_thread_fini(t1);
+    cc_thread_fini(t2);
+    txn_destroy(a);
+    txn_destroy(t1);
+    txn_destroy(t2);
+}
+
+int main(void)
+{
+    clock_calibrate();
+    cc_init(NT);
+    tab = make_table(16);
+    for (int i = 0; i < NT; i++) {
+        T[i] = txn_create(i, false);
+        cc_thread_init(T[i]);
+    }
+    if (!MUTANT) {
+        RUN_CASE(refinement_and_smart_retry);
+        RUN_CASE(early_abort);
+        RUN_CASE(reads_not_delayed);
+        RUN_CASE(read_waits_for_decision);
+        RUN_CASE(smart_retry_fails);
+    }
+    RUN_CASE(timestamp_inversion);
+    for (int i = 0; i < NT; i++) {
+        cc_thread_fini(T[i]);
+        txn_destroy(T[i]);
+    }
+    cc_fini();
+    return check_failures ? 1 : 0;
+}
