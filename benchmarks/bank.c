@@ -138,6 +138,7 @@ static enum rc bank_run(struct txn *t, const void *qv)
     const struct bank_query *q = qv;
     const unsigned char *img;
     if (q->type == BANK_AUDIT) {
+        txn_declare_read_only(t);
         uint64_t lo, hi;
         branch_range(q->from, &lo, &hi);
         int64_t sum = 0;

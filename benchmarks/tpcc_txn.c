@@ -298,6 +298,7 @@ static enum rc order_status(struct txn *t, const struct tpcc_query *q)
 {
     uint32_t w = q->w_id, d = q->d_id;
     const unsigned char *img;
+    txn_declare_read_only(t);
     struct row *cr = find_customer(t, w, d, q->by_name, q->c_id);
     if (!cr)
         return missing_row(t); /* cannot happen */
@@ -420,6 +421,7 @@ static enum rc stock_level(struct txn *t, const struct tpcc_query *q)
 {
     uint32_t w = q->w_id, d = q->d_id;
     const unsigned char *img;
+    txn_declare_read_only(t);
     struct row *dr = txn_lookup(t, tpcc.tab[T_DISTRICT], tpcc_dkey(w, d));
     if (txn_read(t, dr, C(D_NEXT_O_ID), &img) != RC_OK)
         return RC_ABORT;

@@ -20,7 +20,7 @@ struct ycsb_req {
 
 struct ycsb_query {
     uint32_t n;
-    uint32_t pad;
+    uint32_t read_only; /* no request writes */
     struct ycsb_req req[];
 };
 
@@ -91,6 +91,7 @@ static void ycsb_gen(void *qv, struct rng *r, int thread, const struct options *
     (void)thread;
     struct ycsb_query *q = qv;
     q->n = (uint32_t)o->req_per_txn;
+    q->read_only = 1;
     for (uint32_t i = 0; i < q->n; i++) {
         uint64_t key = zipf_next(&zipf, r);
         /* distinct keys: redraw; after many collisions (tiny tables, high skew) take the
@@ -100,6 +101,7 @@ static void ycsb_gen(void *qv, struct rng *r, int thread, const struct options *
         q->req[i].key = key;
         q->req[i].write = rng_double(r) >= o->read_ratio;
         q->req[i].field = (uint32_t)rng_below(r, (uint64_t)o->fields);
+        q->read_only &= !q->req[i].write;
     }
 }
 
@@ -116,6 +118,8 @@ static enum rc ycsb_run(struct txn *t, const void *qv)
     unsigned char buf[4096];
     uint64_t sink = 0;
     uint32_t words = s->data_size / 8; /* row images are 8-aligned, sizes multiples of 8 */
+    if (q->read_only)
+        txn_declare_read_only(t);
     for (uint32_t i = 0; i < q->n; i++) {
         const struct ycsb_req *rq = &q->req[i];
         struct row *row = txn_lookup(t, usertable, rq->key);

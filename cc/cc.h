@@ -88,6 +88,10 @@ enum rc txn_write(struct txn *t, struct row *r, int c, const void *value);
  * free rows of tab (cc/txn.h) and is reused by the thread's next insert into tab. */
 enum rc txn_insert(struct txn *t, struct table *tab, uint64_t key, struct row **out,
                    unsigned char **img);
+/* Declares, right after txn_begin, that this attempt will only read (a hint: algorithms
+ * with a read-only protocol use it, NCC; a write after it is a workload bug that those
+ * algorithms stop the run on). */
+void txn_declare_read_only(struct txn *t);
 /* Marks the end of a shot: the requests made so far could go out together; those after it
  * depend on their replies (e.g. keys read from a row). Only the network model uses it (a
  * new execution round per shot, cc/netmodel.h); algorithms do not see it. */

@@ -67,12 +67,21 @@
  * Not built here (README): the read-only protocol (variant ncc), client failure and
  * recovery by a backup coordinator.
  */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "cc/txn.h"
 #include "storage/wait.h"
 
+#ifndef NCC_READ_ONLY
+#define NCC_READ_ONLY 0 /* 1: variant ncc, with the read-only protocol */
+#endif
+
+#if NCC_READ_ONLY
+const char cc_alg_name[] = "NCC";
+#else
 const char cc_alg_name[] = "NCC-RW";
+#endif
 const bool cc_alg_serializable = true;
 const bool cc_alg_strict = true;
 /* Network rounds (cc/netmodel.h): execute (one round per shot), then the decision and the
@@ -86,11 +95,12 @@ enum {
     NC_RETRIED,    /* had an aborted attempt before (retried from scratch) */
     NC_EARLY,      /* had an attempt end in an early abort */
     NC_DELAYED,    /* its committed attempt had a response delayed by response timing */
+    NC_RO_ONE,     /* read-only, committed at its first attempt, no commit message (ncc) */
 };
 const char *const cc_alg_counter_names[CC_ALG_COUNTERS] = {
     [NC_SAFEGUARD] = "safeguard_first_try", [NC_SMART] = "smart_retry",
     [NC_RETRIED] = "retried_from_scratch", [NC_EARLY] = "early_abort",
-    [NC_DELAYED] = "response_delayed",
+    [NC_DELAYED] = "response_delayed", [NC_RO_ONE] = NCC_READ_ONLY ? "read_only_one_round" : NULL,
 };
 
 #define TS_CID_BITS PRIO_THREAD_BITS
@@ -112,7 +122,10 @@ struct ncc_entry {
     uint8_t linked;        /* in the key's queue */
     uint8_t read_on;       /* write: a read executed on its version */
     uint8_t delayed;       /* its response was not released at once */
-    uint8_t early_abort;   /* released to say: aborted early at re-execution */
+    uint8_t early_abort;   /* released to say: aborted early at re-execution, or (ro) the
+                            * version is newer than the snapshot */
+    uint8_t ro;            /* a read of the read-only protocol: leaves the queue when
+                            * released (no commit message) */
     _Atomic uint8_t released; /* release store by the releaser; the owner polls (acquire) */
 };
 
@@ -130,6 +143,7 @@ struct ncc_thread {
     bool retried, early; /* the query so far: an attempt aborted; one aborted early */
     bool delayed;        /* this attempt: a response was delayed */
     bool rmw_shot;       /* this attempt: the shot of read-modify-write writes is open */
+    uint64_t t_ro;       /* this attempt: the read-only snapshot (0: not taken yet) */
 };
 
 static inline struct ncc_row *key_of(struct row *r) { return (struct ncc_row *)(void *)r->cc; }
@@ -196,6 +210,7 @@ void cc_begin(struct txn *t, bool retry)
     else
         s->retried = true;
     s->delayed = s->rmw_shot = false;
+    s->t_ro = 0;
 }
 
 /* ts moved past tr: the write rule of I2. tr == ts only where the writer's own read set
@@ -251,26 +266,43 @@ static inline bool releasable(uint8_t kind, int thread, int all, int wr)
 #endif
 }
 
-/* Releases e's response: a read's value goes with it (I5). */
+/* Releases e's response: a read's value goes with it (I5). A read-only read (I6) takes the
+ * committed version if it is not newer than its snapshot, and leaves the queue. */
 static void release(struct ncc_entry *e)
 {
+    if (e->ro) {
+        struct ncc_row *k = key_of(e->row);
+        if (k->tw > e->ts) {
+            e->early_abort = 1;
+        } else if (k->tr < e->ts) {
+            k->tr = e->ts;
+        }
+        q_unlink(k, e);
+    }
     if (e->kind == E_READ && !e->early_abort)
         row_copy_relaxed(e->dst, e->row, e->row->table->schema.data_size);
-    if (e->thread != wait_self_id)
+    int owner = e->thread; /* e may be reused once released (a read-only read's owner
+                            * never comes back to this key) */
+    if (owner != wait_self_id)
         SHW(SHW_PEER); /* another client's response */
     /* release: publishes the response (and the copy) to the owner's acquire poll */
     atomic_store_explicit(&e->released, 1, memory_order_release);
-    wait_wake(e->thread);
+    wait_wake(owner);
 }
 
 /* Response timing control (Algorithm 5.3, I3): releases every entry that may go. */
 static void rtc(struct ncc_row *k)
 {
     int all = NOBODY, wr = NOBODY;
-    for (struct ncc_entry *e = k->head; e && !(all == SEVERAL && wr == SEVERAL); e = e->next) {
+    for (struct ncc_entry *e = k->head, *next; e && !(all == SEVERAL && wr == SEVERAL); e = next) {
+        next = e->next;
         if (!atomic_load_explicit(&e->released, memory_order_relaxed) &&
-            releasable(e->kind, e->thread, all, wr))
+            releasable(e->kind, e->thread, all, wr)) {
+            bool gone = e->ro; /* a read-only read leaves at its release */
             release(e);
+            if (gone)
+                continue;
+        }
         all = join(all, e->thread);
         if (e->kind == E_WRITE)
             wr = join(wr, e->thread);
@@ -351,6 +383,29 @@ static void drop_entry(struct ncc_row *k, struct ncc_entry *e)
 
 /* ---- requests ---- */
 
+/* Waits until e's response is released (or the run is over). */
+static enum rc wait_response(struct txn *t, struct ncc_entry *e, struct row *r, bool write)
+{
+    uint64_t start = txn_timer_start();
+    struct waiter wt = WAITER(WAIT_WOKEN);
+    wait_note(WAIT_RESPONSE, r, -1);
+    enum rc rc = RC_OK;
+    /* acquire: pairs with release(); the response and a read's copied value */
+    while (!atomic_load_explicit(&e->released, memory_order_acquire)) {
+        if (wait_stopped()) {
+            rc = txn_fail(t, AR_STOPPED);
+            break;
+        }
+        wait_round(&wt);
+    }
+    wait_end();
+    if (write)
+        txn_ww_wait_done(t, start);
+    else
+        txn_wait_done(t, start);
+    return rc;
+}
+
 /* Sends one request of a's row and waits for its response. */
 static enum rc request(struct txn *t, struct access *a, uint8_t kind, struct ncc_entry **out)
 {
@@ -391,27 +446,59 @@ static enum rc request(struct txn *t, struct access *a, uint8_t kind, struct ncc
     if (now)
         return RC_OK;
     s->delayed = true;
-    uint64_t start = txn_timer_start();
-    struct waiter wt = WAITER(WAIT_WOKEN);
-    wait_note(WAIT_RESPONSE, r, -1);
-    enum rc rc = RC_OK;
-    /* acquire: pairs with release(); the response and a read's copied value */
-    while (!atomic_load_explicit(&e->released, memory_order_acquire)) {
-        if (wait_stopped()) {
-            rc = txn_fail(t, AR_STOPPED);
-            break;
-        }
-        wait_round(&wt);
-    }
-    wait_end();
-    if (kind == E_WRITE)
-        txn_ww_wait_done(t, start);
-    else
-        txn_wait_done(t, start);
+    enum rc rc = wait_response(t, e, r, kind == E_WRITE);
     if (rc == RC_OK && e->early_abort) { /* already unlinked by the re-execution */
         s->early = true;
         rc = txn_fail(t, AR_EARLY);
     }
+    return rc;
+}
+
+/* A read of the read-only protocol (I6): t_ro is the reader's clock at its first read
+ * less --clock-skew-us (so any transaction that begins later has a larger t on any
+ * thread); a read whose key's newest version (undecided or not) is newer aborts. Else it
+ * waits in the queue only behind undecided writes, and leaves it at release. */
+static enum rc request_ro(struct txn *t, struct access *a, struct ncc_entry **out)
+{
+    struct ncc_thread *s = t->cc;
+    if (!s->t_ro) {
+        uint64_t now = clock_ticks() - clock_ticks_base;
+        now -= now < clock_skew_ticks ? now : clock_skew_ticks;
+        s->t_ro = now << TS_CID_BITS | (uint64_t)t->thread_id;
+    }
+    struct row *r = a->row;
+    struct ncc_row *k = key_of(r);
+    latch(k);
+    if ((k->newest ? k->newest->tw : k->tw) > s->t_ro) {
+        unlatch(k);
+        return txn_fail(t, AR_READ_ONLY);
+    }
+    if (!k->head) { /* nothing undecided: the committed version, at once */
+        if (k->tr < s->t_ro)
+            k->tr = s->t_ro;
+        row_copy_relaxed(a->data, r, r->table->schema.data_size);
+        unlatch(k);
+        return RC_OK;
+    }
+    struct ncc_entry *e = txn_alloc(t, sizeof(*e));
+    memset(e, 0, sizeof(*e));
+    e->kind = E_READ;
+    e->ro = 1;
+    e->ts = s->t_ro;
+    e->thread = t->thread_id;
+    e->row = r;
+    e->dst = a->data;
+    q_append(k, e);
+    rtc(k);
+    /* relaxed: set under this latch, by rtc just above */
+    bool now = atomic_load_explicit(&e->released, memory_order_relaxed);
+    unlatch(k);
+    *out = e;
+    if (!now)
+        s->delayed = true;
+    enum rc rc = now ? RC_OK : wait_response(t, e, r, false);
+    if (rc == RC_OK && e->early_abort)
+        rc = txn_fail(t, AR_READ_ONLY);
     return rc;
 }
 
@@ -446,6 +533,21 @@ enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
     }
     bool fresh = a->type == ACC_NONE;
     struct ncc_entry *rd = NULL, *wr = NULL;
+    if (NCC_READ_ONLY && t->read_only) {
+        if (type != ACC_READ) {
+            fprintf(stderr, "ncc: a transaction declared read-only asked to write\n");
+            abort();
+        }
+        a->cc_a = a->cc_b = 0;
+        a->in_place = 0;
+        a->data = txn_alloc(t, r->table->schema.data_size);
+        if (request_ro(t, a, &rd) != RC_OK) {
+            drop_if_linked(rd);
+            return RC_ABORT;
+        }
+        a->type = ACC_READ; /* nothing left in any queue: no commit message for it */
+        return RC_OK;
+    }
     if (fresh) {
         a->cc_a = a->cc_b = 0;
         a->in_place = 0;
@@ -511,6 +613,15 @@ static inline struct ncc_entry *response_of(const struct access *a)
 enum rc cc_commit(struct txn *t)
 {
     struct ncc_thread *s = t->cc;
+    if (NCC_READ_ONLY && t->read_only) { /* consistent at t_ro already; nothing to send */
+        txn_net_decision_local(t);
+        txn_client_decided(t);
+        t->st.alg[NC_RO_ONE] += !s->retried;
+        t->st.alg[NC_RETRIED] += s->retried;
+        t->st.alg[NC_EARLY] += s->early;
+        t->st.alg[NC_DELAYED] += s->delayed;
+        return RC_OK;
+    }
     uint64_t tmax = 0, tmin = UINT64_MAX;
     bool any = false;
     for (uint32_t i = 0; i < t->nacc; i++) {

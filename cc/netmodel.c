@@ -207,3 +207,10 @@ uint64_t net_expected_delay_ticks(void)
 {
     return net_on ? (uint64_t)((cfg.rtt_us / 2 + cfg.jitter_us / 2) * 1e-6 * clock_ticks_per_s) : 0;
 }
+
+void net_decision_local_slow(struct net_txn *n)
+{
+    n->decided_at = clock_ticks();
+    n->decided_ns = clock_now_ns();
+    n->phase = NET_DECIDED;
+}

@@ -95,6 +95,8 @@ void net_insert_slow(struct net_txn *n, const struct table *tab, uint64_t key);
 void net_shot_end_slow(struct net_txn *n);
 void net_before_commit_slow(struct net_txn *n);
 void net_decision_slow(struct net_txn *n);
+/* The decision without a commit or abort leg (nothing for the servers to learn). */
+void net_decision_local_slow(struct net_txn *n);
 /* One round to every participant (request leg, delivery, reply leg). */
 void net_round_slow(struct net_txn *n);
 /* The expected one-way delay of a message, in clock ticks (0 with the model off). */

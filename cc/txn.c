@@ -161,6 +161,7 @@ void txn_begin(struct txn *t, bool retry)
         t->gen = 1;
     }
     t->aborted = false;
+    t->read_only = false;
     t->id = next_id(t);
     if (t->hist) {
         hist_txn_begin(t->hist, t->id);
@@ -394,6 +395,8 @@ enum rc txn_delete(struct txn *t, struct row *r)
 /* Optional (see cc.h): a weak reference, NULL where the algorithm does not define it, so
  * the hint costs other algorithms one test. */
 extern void cc_last_access(struct txn *t, struct access *a) __attribute__((weak));
+
+void txn_declare_read_only(struct txn *t) { t->read_only = true; }
 
 void txn_shot_end(struct txn *t)
 {

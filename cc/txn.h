@@ -60,6 +60,7 @@ struct acc_slot {
 struct txn {
     int thread_id;
     bool aborted;              /* sticky abort flag */
+    bool read_only;            /* txn_declare_read_only was called in this attempt */
     enum abort_reason reason;  /* set by whoever returned RC_ABORT */
     uint64_t id;               /* this attempt's unique id: (thread + 1) << 40 | counter */
     uint64_t counter;          /* also numbers --verify's version ids (cc/history.h) */
@@ -127,6 +128,14 @@ static inline void txn_net_round(struct txn *t)
 {
     if (net_on)
         net_round_slow(&t->net);
+}
+
+/* The decision of an attempt that sends no commit message (NCC's read-only protocol): the
+ * client knows the outcome when its last shot's replies arrive. */
+static inline void txn_net_decision_local(struct txn *t)
+{
+    if (net_on)
+        net_decision_local_slow(&t->net);
 }
 
 /* The client knows the outcome now (asynchronous commit: the commit messages are still
