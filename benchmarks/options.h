@@ -38,6 +38,7 @@ struct options {
     int req_per_txn;
     double read_ratio;
     double theta;
+    double write_fraction; /* f1, tao */
     /* bank */
     uint64_t accounts;
     uint64_t hot_accounts;

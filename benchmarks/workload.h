@@ -51,12 +51,14 @@ extern const struct workload ycsb_workload;
 extern const struct workload bank_workload;
 extern const struct workload tpcc_workload;
 extern const struct workload synth_workload;
+extern const struct workload f1_workload;
+extern const struct workload tao_workload;
 
 /* The registry of workloads, by --workload name. */
 static inline const struct workload *workload_at(int i)
 {
     static const struct workload *const all[] = {&ycsb_workload, &bank_workload, &tpcc_workload,
-                                                 &synth_workload};
+                                                 &synth_workload, &f1_workload, &tao_workload};
     return i >= 0 && i < (int)(sizeof(all) / sizeof(all[0])) ? all[i] : NULL;
 }
 static inline const struct workload *workload_find(const char *name)
@@ -66,7 +68,7 @@ static inline const struct workload *workload_find(const char *name)
             return workload_at(i);
     return NULL;
 }
-/* "ycsb, bank, tpcc, synth" into buf. */
+/* "ycsb, bank, tpcc, synth, f1, tao" into buf. */
 static inline void workload_names(char *buf, size_t n)
 {
     size_t len = 0;

@@ -1,9 +1,11 @@
-/* NCC-RW: natural concurrency control (Lu et al., OSDI'23, seeds/001), strictly
+/* NCC and NCC-RW: natural concurrency control (Lu et al., OSDI'23, seeds/001), strictly
  * serializable, hosted on one machine: each worker thread is a client and its own
  * coordinator, and the "server" work on a key (execution, response timing control,
  * commit and abort messages) runs in whichever thread sends the request or message,
- * under the key's latch. Every transaction runs the read-write protocol (the paper's
- * NCC-RW); the read-only protocol of section 5.5 is not built.
+ * under the key's latch. NCC-RW runs every transaction by the read-write protocol; NCC
+ * (NCC_READ_ONLY) runs transactions the workload declared read-only
+ * (txn_declare_read_only) by a read-only protocol of ours (I6), since the paper's
+ * section 5.5 is not in the seed text.
  *
  * Timestamps (section 5.1, 5.3) are one 64-bit word (clk << 12 | thread): clk in
  * clock ticks, compared first; the thread id stands for cid. A transaction's
@@ -41,6 +43,21 @@
  *   I5. A released read's version is the committed one and stays so until the reader
  *       decides (a later write waits for the read, I3); so the value is copied from the
  *       row at release, under the latch.
+ *   I6. Read-only protocol (ours): the snapshot t_ro is the reader's clock at its first
+ *       read less --clock-skew-us, so every transaction that begins after that read has
+ *       a larger t (its clock is at most the skew behind) and so a larger tw. A read
+ *       aborts (read_only_stale) if the key's newest version, undecided or not, has
+ *       tw > t_ro; else it queues (ts = t_ro, for I4 of later writes) only while an
+ *       undecided write is ahead of it, and at release takes the committed version
+ *       (aborting if smart retry moved it past t_ro), raises its tr to t_ro and leaves
+ *       the queue. So the transaction is consistent at t_ro without a safeguard, leaves
+ *       nothing behind and sends no commit message: one round per shot. Strict: a
+ *       writer W that committed before the reader began has tw <= t_ro or (if still
+ *       undecided at the key) is waited for; a writer that began after its first read
+ *       has tw > t_ro, so the reader cannot see it (the inversion of section 5.2 aborts
+ *       the reader instead). The paper's client-side knowledge of each server's newest
+ *       writes, which picks a larger snapshot, is not built: its safety argument is not
+ *       in the seed text.
  *
  * Requests (cc_access). The client waits for each response before its next request
  * (ours: the paper sends a shot's requests together and waits once; values are final at
@@ -64,8 +81,7 @@
  * version is gone, and the reads that had read it are re-executed on the newest version
  * and move to the tail (Algorithm 5.3).
  *
- * Not built here (README): the read-only protocol (variant ncc), client failure and
- * recovery by a backup coordinator.
+ * Not built here (README): client failure and recovery by a backup coordinator.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,7 +129,8 @@ enum { E_READ = 1, E_WRITE = 2 };
 struct ncc_entry {
     struct ncc_entry *next, *prev;
     struct ncc_entry *ver; /* read: the undecided write whose version it read, or NULL */
-    unsigned char *dst;    /* read: where the value goes at release (the access's image) */
+    unsigned char *dst;    /* where the value goes at release (the access's image): reads
+                            * and blind writes (I5); NULL: a read-modify-write's write */
     struct row *row;
     uint64_t ts;           /* its transaction's pre-assigned timestamp */
     uint64_t tw, tr;       /* read: the response; write: its version's (tw, tr) */
@@ -279,7 +296,7 @@ static void release(struct ncc_entry *e)
         }
         q_unlink(k, e);
     }
-    if (e->kind == E_READ && !e->early_abort)
+    if (e->dst && !e->early_abort)
         row_copy_relaxed(e->dst, e->row, e->row->table->schema.data_size);
     int owner = e->thread; /* e may be reused once released (a read-only read's owner
                             * never comes back to this key) */
@@ -418,7 +435,7 @@ static enum rc request(struct txn *t, struct access *a, uint8_t kind, struct ncc
     e->ts = t->ts;
     e->thread = t->thread_id;
     e->row = r;
-    e->dst = a->data;
+    e->dst = kind == E_READ || !a->cc_a ? a->data : NULL;
     latch(k);
     if (kind == E_WRITE && a->cc_a) { /* the write of a read-modify-write */
         const struct ncc_entry *rd = (const struct ncc_entry *)(uintptr_t)a->cc_a;
@@ -552,6 +569,8 @@ enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
         a->cc_a = a->cc_b = 0;
         a->in_place = 0;
         a->data = txn_alloc(t, r->table->schema.data_size);
+    }
+    if (fresh && !t->acc_blind) {
         if (request(t, a, E_READ, &rd) != RC_OK) {
             drop_if_linked(rd);
             return RC_ABORT;
@@ -563,7 +582,7 @@ enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
         }
     }
     struct ncc_thread *s = t->cc;
-    if (net_on && !s->rmw_shot) { /* the writes of read-modify-writes: a shot of their own */
+    if (net_on && !s->rmw_shot && a->cc_a) { /* read-modify-write writes: a shot of their own */
         s->rmw_shot = true;
         net_shot_end_slow(&t->net);
         net_access_slow(&t->net, r->table, r->key);

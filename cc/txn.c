@@ -301,7 +301,10 @@ static __attribute__((noinline)) enum rc write_general(struct txn *t, struct row
     if (t->aborted || !a || a->row != r || a->type < ACC_WRITE) {
         enum access_type held;
         t->req_cols = COL_BIT(c);
-        if (acc_get(t, r, ACC_WRITE, &a, &held) != RC_OK)
+        t->acc_blind = true;
+        enum rc rc = acc_get(t, r, ACC_WRITE, &a, &held);
+        t->acc_blind = false;
+        if (rc != RC_OK)
             return RC_ABORT;
         t->st.updates += held < ACC_WRITE; /* a write without declared intent: an update */
     }

@@ -61,6 +61,9 @@ struct txn {
     int thread_id;
     bool aborted;              /* sticky abort flag */
     bool read_only;            /* txn_declare_read_only was called in this attempt */
+    bool acc_blind;            /* while cc_access runs: a write of a row the attempt has not
+                                * read (txn_write without txn_read_for_update); NCC sends
+                                * no read request for it */
     enum abort_reason reason;  /* set by whoever returned RC_ABORT */
     uint64_t id;               /* this attempt's unique id: (thread + 1) << 40 | counter */
     uint64_t counter;          /* also numbers --verify's version ids (cc/history.h) */
