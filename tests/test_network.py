@@ -2,7 +2,7 @@
 pays its declared rounds (no-wait 2 rounds / 1 RTT, wound-wait and silo 3 / 2), messages
 per participant server, latency ending at the decision (the commit leg is not in it),
 locks held over the commit leg, message CPU, TPC-C rows on their warehouse's server and
-its shots,
+its shots, NCC's rounds (read-only 1 / 1, read-write 2 / 1, a read-modify-write +1 / +1),
 --verify still passing, bad flags refused."""
 import json
 import subprocess
@@ -40,6 +40,26 @@ class Network(unittest.TestCase):
             # the commit leg (RTT / 2) comes after the decision: not in the latency
             self.assertGreaterEqual(p50, 0.97 * rtts * RTT, variant)  # buckets: 3%
             self.assertLess(p50, rtts * RTT + RTT / 2, variant)
+
+    def test_ncc_rounds(self):
+        # (variant, workload flags, rounds, RTTs, messages with one server): NCC's
+        # read-only protocol 1 / 1 (no commit message); read-write 2 / 1 (asynchronous
+        # commit); a read-modify-write's write in its own shot, +1 / +1
+        f1 = ["--workload", "f1", "--rows", "100000", "--theta", "0", "--servers", "1",
+              "--warmup", "0.2", "--duration", "1", "--quiet"]
+        rmw = [*ONE_ROW, "--read-ratio", "0", "--servers", "1"]
+        for variant, flags, rounds, rtts, messages in (
+                ("ncc", [*f1, "--write-fraction", "0"], 1, 1, 2),
+                ("ncc-rw", [*f1, "--write-fraction", "0"], 2, 1, 3),
+                ("ncc", [*f1, "--write-fraction", "1"], 2, 1, 3),
+                ("ncc-rw", rmw, 3, 2, 5)):
+            r = run(variant, *flags, "--threads", "4", "--net-rtt-us", str(RTT))
+            net, p50 = r["network"], r["latency_us"]["p50"]
+            what = f"{variant} {flags[1]}"
+            self.assertAlmostEqual(net["rounds_per_commit"], rounds, delta=0.05, msg=what)
+            self.assertAlmostEqual(net["messages_per_commit"], messages, delta=0.1, msg=what)
+            self.assertGreaterEqual(p50, 0.97 * rtts * RTT, what)
+            self.assertLess(p50, rtts * RTT + RTT / 2, what)
 
     def test_messages_per_participant_server(self):
         # 16 rows over 8 servers: about 7 participants; no-wait sends each a request, gets
