@@ -393,6 +393,7 @@ void driver_run(const struct workload *w, const struct options *o, struct run_re
     struct net_config nc = {o->net_rtt_us, o->net_jitter_us, o->net_msg_cpu_us, o->servers,
                             w->server_of};
     char err[160];
+    txn_rmw_at_server = w->rmw_at_server;
     if (!net_configure(&nc, err, sizeof(err))) {
         fprintf(stderr, "rundb: %s\n", err);
         exit(2);

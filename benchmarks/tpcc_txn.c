@@ -520,4 +520,5 @@ const struct workload tpcc_workload = {
     .check_on_request = true,
     .dump = tpcc_dump,
     .server_of = tpcc_server_of,
+    .rmw_at_server = true,
 };

@@ -45,6 +45,11 @@ struct workload {
     /* The network model's server of a row of tab with key `key` among `servers`; -1: a
      * row every server holds (read locally). NULL: a hash of table and key. */
     int (*server_of)(const struct table *tab, uint64_t key, int servers);
+    /* A read-modify-write (txn_read_for_update, then txn_write of that row) is a piece the
+     * server runs on its own, as in Janus-style TPC-C: algorithms that send writes during
+     * execution (NCC) send it as one request in the current shot. false: the client
+     * computes the value, so such an algorithm's write is a request of a later shot. */
+    bool rmw_at_server;
 };
 
 extern const struct workload ycsb_workload;

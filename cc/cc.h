@@ -88,6 +88,10 @@ enum rc txn_write(struct txn *t, struct row *r, int c, const void *value);
  * free rows of tab (cc/txn.h) and is reused by the thread's next insert into tab. */
 enum rc txn_insert(struct txn *t, struct table *tab, uint64_t key, struct row **out,
                    unsigned char **img);
+/* The workload's read-modify-writes run at the server (struct workload's rmw_at_server);
+ * set by the driver before the workers start. */
+extern bool txn_rmw_at_server;
+
 /* Declares, right after txn_begin, that this attempt will only read (a hint: algorithms
  * with a read-only protocol use it, NCC; a write after it is a workload bug that those
  * algorithms stop the run on). */

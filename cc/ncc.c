@@ -471,6 +471,53 @@ static enum rc request(struct txn *t, struct access *a, uint8_t kind, struct ncc
     return rc;
 }
 
+/* A read-modify-write run at the server (txn_rmw_at_server): its read and its write are
+ * executed together, one after the other under the latch (no request comes between),
+ * as one logical request (section 5.1): the early-abort test is the write's, and only
+ * the write's response enters the safeguard. Waits for both responses. */
+static enum rc request_pair(struct txn *t, struct access *a, struct ncc_entry **rout,
+                            struct ncc_entry **wout)
+{
+    struct ncc_thread *s = t->cc;
+    struct row *r = a->row;
+    struct ncc_row *k = key_of(r);
+    struct ncc_entry *e = txn_alloc(t, 2 * sizeof(*e)), *w = e + 1;
+    memset(e, 0, 2 * sizeof(*e));
+    e->kind = E_READ;
+    w->kind = E_WRITE;
+    e->ts = w->ts = t->ts;
+    e->thread = w->thread = t->thread_id;
+    e->row = w->row = r;
+    e->dst = a->data;
+    latch(k);
+    if (early_abort(k, w)) {
+        unlatch(k);
+        s->early = true;
+        return txn_fail(t, AR_EARLY);
+    }
+    exec_read(k, e);
+    q_append(k, e);
+    exec_write(k, w);
+    q_append(k, w);
+    rtc(k);
+    /* relaxed: set under this latch, by rtc just above */
+    bool now = atomic_load_explicit(&w->released, memory_order_relaxed);
+    unlatch(k);
+    *rout = e;
+    *wout = w;
+    if (now) /* the read, ahead of it, went too */
+        return RC_OK;
+    s->delayed = true;
+    enum rc rc = wait_response(t, e, r, false);
+    if (rc == RC_OK && e->early_abort) {
+        s->early = true;
+        rc = txn_fail(t, AR_EARLY);
+    }
+    if (rc == RC_OK)
+        rc = wait_response(t, w, r, true);
+    return rc;
+}
+
 /* A read of the read-only protocol (I6): t_ro is the reader's clock at its first read
  * less --clock-skew-us (so any transaction that begins later has a larger t on any
  * thread); a read whose key's newest version (undecided or not) is newer aborts. Else it
@@ -570,6 +617,17 @@ enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
         a->in_place = 0;
         a->data = txn_alloc(t, r->table->schema.data_size);
     }
+    if (fresh && !t->acc_blind && type != ACC_READ && txn_rmw_at_server) {
+        if (request_pair(t, a, &rd, &wr) != RC_OK) {
+            drop_if_linked(wr);
+            drop_if_linked(rd);
+            return RC_ABORT;
+        }
+        a->cc_a = (uintptr_t)rd;
+        a->cc_b = (uintptr_t)wr;
+        a->type = (uint8_t)type;
+        return RC_OK;
+    }
     if (fresh && !t->acc_blind) {
         if (request(t, a, E_READ, &rd) != RC_OK) {
             drop_if_linked(rd);
@@ -582,7 +640,8 @@ enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
         }
     }
     struct ncc_thread *s = t->cc;
-    if (net_on && !s->rmw_shot && a->cc_a) { /* read-modify-write writes: a shot of their own */
+    /* the write of a read-modify-write the client computes: a shot of its own */
+    if (net_on && !s->rmw_shot && a->cc_a && !txn_rmw_at_server) {
         s->rmw_shot = true;
         net_shot_end_slow(&t->net);
         net_access_slow(&t->net, r->table, r->key);

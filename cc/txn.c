@@ -399,6 +399,8 @@ enum rc txn_delete(struct txn *t, struct row *r)
  * the hint costs other algorithms one test. */
 extern void cc_last_access(struct txn *t, struct access *a) __attribute__((weak));
 
+bool txn_rmw_at_server;
+
 void txn_declare_read_only(struct txn *t) { t->read_only = true; }
 
 void txn_shot_end(struct txn *t)
