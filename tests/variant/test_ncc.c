@@ -226,6 +226,31 @@ static void smart_retry_fails(void)
     CHECK(txn_commit(T[2]) == RC_OK);
 }
 
+/* A read-modify-write run at the server (txn_rmw_at_server, TPC-C) is one request: its
+ * read and write are queued together, so a younger transaction's read of the row waits
+ * for the writer's decision and then sees the new value; the writer passes the safeguard
+ * at first try (its read is not checked, its write keeps its t). */
+static void rmw_at_server(void)
+{
+    txn_rmw_at_server = true;
+    txn_begin(T[0], false);
+    sleep_ms(1);
+    txn_begin(T[1], false);
+    uint64_t first = counter(T[0], "safeguard_first_try");
+    CHECK(add(T[0], 12, 5) == RC_OK);
+    struct bg b = {.t = T[1], .key = 12};
+    pthread_t p;
+    pthread_create(&p, NULL, bg_read, &b);
+    sleep_ms(50);
+    CHECK(!atomic_load(&b.done));
+    CHECK(txn_commit(T[0]) == RC_OK);
+    pthread_join(p, NULL);
+    CHECK(b.rc == RC_OK && b.seen == 5);
+    CHECK(txn_commit(T[1]) == RC_OK);
+    CHECK_EQ_U(counter(T[0], "safeguard_first_try"), first + 1);
+    txn_rmw_at_server = false;
+}
+
 /* ---- the read-only protocol (variant ncc) ---- */
 
 static bool has_read_only_protocol(void) { return strcmp(cc_alg_name, "NCC") == 0; }
@@ -383,6 +408,7 @@ int main(void)
         RUN_CASE(reads_not_delayed);
         RUN_CASE(read_waits_for_decision);
         RUN_CASE(smart_retry_fails);
+        RUN_CASE(rmw_at_server);
         RUN_CASE(read_only_leaves_nothing);
         RUN_CASE(read_only_stale);
     }
