@@ -26,8 +26,9 @@
  *               commit message arrives, so locks stay held over that leg too.
  *   abort       likewise: the reply leg of an open shot or of a prepare, then the abort
  *               leg, then the release.
- * Client-visible rounds / RTTs: no prepare 2 / 1 (d2PL no-wait), prepare 3 / 2 (dOCC,
- * d2PL wound-wait); each extra shot +1 / +1.
+ * Client-visible rounds / RTTs: no prepare 2 / 1 (d2PL no-wait, NCC read-write), prepare
+ * 3 / 2 (dOCC, d2PL wound-wait); NCC's read-only protocol 1 / 1 (net_decision_local_slow:
+ * no commit leg); NCC's smart retry +1 / +1 (net_round_slow); each extra shot +1 / +1.
  *
  * Waiting is sleeping: each leg sleeps until an absolute deadline (CLOCK_MONOTONIC), and
  * how late the thread woke is recorded (lateness). Per-thread state only. */
