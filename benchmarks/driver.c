@@ -21,6 +21,7 @@
  * still for --stall-timeout seconds it prints what each worker waits for (its wait
  * record, storage/wait.h) and exits with status 3. */
 #include "benchmarks/driver.h"
+#include "benchmarks/recovery.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -55,6 +56,11 @@ struct worker {
     uint64_t shw[SHW_NKINDS]; /* shared writes of the measured window */
     struct arrivals_result arr; /* open loop (--rate): the measured window's arrivals */
     struct net_stats net;       /* network model: the measured window's */
+    /* client failure (recovery.h): the counters of the contexts this client left to the
+     * backup coordinator, for the measured window */
+    struct txn_stats st_prev;
+    struct net_stats net_prev;
+    bool failed; /* this client has failed (once per run) */
     double gen_s;
     /* set (release) when the worker left its loop; the main thread polls it (acquire) */
     _Atomic bool exited;
@@ -73,6 +79,9 @@ static atomic_int ready;
 /* clock_ticks() when the measured window started and ended: stored (relaxed) before the
  * release store of PH_MEASURE / PH_STOP that publishes them */
 static _Atomic uint64_t window_start, window_end;
+/* --fail-commit-at as a tick (0: no failure): stored before the release store of
+ * PH_WARMUP, which publishes it */
+static uint64_t fail_at;
 
 /* Whether an arrival at tick t, reached (or abandoned at STOP), lies in the measured
  * window. Relaxed loads: each bound is stored before the phase store that publishes it; an
@@ -112,14 +121,32 @@ static void backoff(struct rng *r, unsigned retries, double max_us, bool yield)
  * false if the run stopped first. Its latency runs from tick `start` (its arrival).
  * Kept out of line so profilers can count exactly the transaction work:
  * valgrind --tool=callgrind --toggle-collect=driver_run_query ... */
-__attribute__((noinline)) bool driver_run_query(struct worker *wk, struct txn *t, const void *q,
+/* The client fails (recovery.h): its attempt t, about to be decided, goes to the backup
+ * coordinator; the client goes on with a fresh context. */
+static __attribute__((noinline)) void fail_client(struct worker *wk, struct txn **tp)
+{
+    struct txn *old = *tp, *t = txn_fork(old);
+    cc_thread_init(t);
+    txn_stats_add(&wk->st_prev, txn_stats(old));
+    net_stats_merge(&wk->net_prev, txn_net_stats(old));
+    wk->failed = true;
+    recovery_submit(old);
+    *tp = t;
+}
+
+__attribute__((noinline)) bool driver_run_query(struct worker *wk, struct txn **tp, const void *q,
                                                  struct rng *brng, uint64_t start)
 {
     const struct workload *w = wk->w;
+    struct txn *t = *tp;
     int type = w->query_type(q);
     for (unsigned retries = 0;; retries++) {
         txn_begin(t, retries > 0);
         enum rc rc = w->run(t, q);
+        if (rc == RC_OK && fail_at && !wk->failed && clock_ticks() >= fail_at) {
+            fail_client(wk, tp); /* the query's outcome is the backup coordinator's */
+            return true;
+        }
         if (rc == RC_OK)
             rc = txn_commit(t);
         if (rc == RC_OK)
@@ -218,6 +245,8 @@ static void *worker_main(void *arg)
         if (ph == PH_MEASURE && !measuring) {
             measuring = true;
             txn_stats_reset(t);
+            memset(&wk->st_prev, 0, sizeof(wk->st_prev));
+            memset(&wk->net_prev, 0, sizeof(wk->net_prev));
             memset(wk->types, 0, sizeof(wk->types));
             shw_take(wk->shw); /* drops the warm-up's */
             memset(&wk->arr, 0, sizeof(wk->arr));
@@ -234,7 +263,7 @@ static void *worker_main(void *arg)
         } else {
             start = clock_ticks();
         }
-        if (!driver_run_query(wk, t, q, &brng, start))
+        if (!driver_run_query(wk, &t, q, &brng, start))
             break;
     }
     if (open) { /* the window's arrivals its client did not take (every exit is after STOP) */
@@ -248,8 +277,10 @@ static void *worker_main(void *arg)
      * results only after the join */
     atomic_store_explicit(&wk->exited, true, memory_order_release);
     shw_take(wk->shw);
-    wk->st = *txn_stats(t);
-    wk->net = *txn_net_stats(t);
+    wk->st = wk->st_prev;
+    txn_stats_add(&wk->st, txn_stats(t));
+    wk->net = wk->net_prev;
+    net_stats_merge(&wk->net, txn_net_stats(t));
     wk->hist = txn_take_history(t);
     cc_thread_fini(t);
     txn_destroy(t);
@@ -416,6 +447,11 @@ void driver_run(const struct workload *w, const struct options *o, struct run_re
     }
     struct sampler sm = {.wk = wk, .n = n, .s = &res->series};
     res->series.interval_s = o->series_interval_s;
+    if (o->fail_commit_at_s > 0)
+        recovery_start(o->recovery_timeout_ms, o->verify);
+    fail_at = o->fail_commit_at_s > 0
+                  ? clock_ticks() + (uint64_t)(o->fail_commit_at_s * clock_ticks_per_s)
+                  : 0;
     /* release: workers start after seeing the phase change (acquire) */
     atomic_store_explicit(&phase, PH_WARMUP, memory_order_release);
     sm.t0 = sm.last_s = clock_now_s();
@@ -450,6 +486,7 @@ void driver_run(const struct workload *w, const struct options *o, struct run_re
         pthread_join(wk[i].th, NULL);
         wait_unregister(i);
     }
+    recovery_stop(&res->recovery); /* finishes what is still pending */
     wait_set_parking(false);
     if (o->verify)
         res->hist = mem_zalloc((size_t)n * sizeof(*res->hist));

@@ -5,6 +5,7 @@
 
 #include "benchmarks/arrivals.h"
 #include "benchmarks/latency.h"
+#include "benchmarks/recovery.h"
 #include "benchmarks/workload.h"
 #include "cc/history.h"
 #include "cc/netmodel.h"
@@ -42,6 +43,7 @@ struct run_result {
     uint64_t shared_writes[SHW_NKINDS]; /* measured window (a COUNT_SHARED_WRITES build) */
     struct arrivals_result arrivals;    /* open loop (--rate > 0), summed over clients */
     struct net_stats net;               /* network model (cc/netmodel.h), summed */
+    struct recovery_result recovery;    /* client failure (--fail-commit-at) */
 };
 
 void driver_run(const struct workload *w, const struct options *o, struct run_result *res);

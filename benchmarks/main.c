@@ -23,6 +23,7 @@ _Static_assert((int)PIN_COMPACT == (int)TOPO_COMPACT && (int)PIN_SCATTER == (int
 
 /* Optional in an algorithm (cc.h): weak, so algorithms that claim less need not say. */
 extern const bool cc_alg_strict __attribute__((weak));
+extern const bool cc_alg_recoverable __attribute__((weak));
 
 int main(int argc, char **argv)
 {
@@ -45,6 +46,11 @@ int main(int argc, char **argv)
         }
     }
     const struct workload *w = workload_find(o.workload);
+    if (o.fail_commit_at_s > 0 && !(&cc_alg_recoverable && cc_alg_recoverable)) {
+        fprintf(stderr, "rundb: --fail-commit-at: %s has no recovery protocol (only NCC)\n",
+                cc_alg_name);
+        return 2;
+    }
     char err[200];
     if (!topo_plan_build((enum topo_policy)o.pin, o.threads, err, sizeof(err))) {
         fprintf(stderr, "rundb: %s\n", err);
@@ -80,7 +86,14 @@ int main(int argc, char **argv)
     if (o.verify) {
         double v0 = clock_now_s();
         rep.verified = true;
-        ok &= hist_check((struct hist_log *const *)res.hist, o.threads, catalog_names(),
+        /* the clients' logs, then those of the contexts failed clients left behind */
+        int nlogs = o.threads + res.recovery.nhist;
+        res.hist = mem_realloc(res.hist, (size_t)nlogs * sizeof(*res.hist));
+        for (int i = 0; i < res.recovery.nhist; i++)
+            res.hist[o.threads + i] = res.recovery.hist[i];
+        free(res.recovery.hist);
+        res.recovery.hist = NULL;
+        ok &= hist_check((struct hist_log *const *)res.hist, nlogs, catalog_names(),
                          catalog_count(),
                          &cc_alg_strict && cc_alg_strict ? HIST_LEVEL_STRICT
                          : cc_alg_serializable          ? HIST_LEVEL_SER
@@ -88,7 +101,7 @@ int main(int argc, char **argv)
                          stderr,
                          &rep.hres);
         rep.verify_s = clock_now_s() - v0;
-        for (int i = 0; i < o.threads; i++) {
+        for (int i = 0; i < nlogs; i++) {
             hist_log_free(res.hist[i]);
             mem_free(res.hist[i]);
         }

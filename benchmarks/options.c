@@ -70,6 +70,14 @@ static const struct opt_def defs[] = {
     {"clock-skew-us", OK_DOUBLE, OFF(clock_skew_us), 0, 1e6, false, "0",
      "timestamp algorithms (NCC): the clocks of odd-numbered threads run this many "
      "microseconds behind the others (0: one clock)"},
+    {"fail-commit-at", OK_DOUBLE, OFF(fail_commit_at_s), 0, 1e6, false, "0",
+     "client failure (algorithms with a recovery protocol: NCC): at this second of the run "
+     "(from the start of warm-up) every client drops the transaction it is about to decide, "
+     "sends no commit or abort, and goes on; a backup coordinator finishes it (0: no "
+     "failure)"},
+    {"recovery-timeout-ms", OK_DOUBLE, OFF(recovery_timeout_ms), 1, 1e7, false, "1000",
+     "client failure: milliseconds the backup coordinator waits after a transaction's last "
+     "shot before it recovers the transaction"},
     {"backoff-max-us", OK_DOUBLE, OFF(backoff_max_us), 0, 1e6, false, "64",
      "cap of the randomised exponential back-off before a retry, microseconds"},
     {"series-interval", OK_DOUBLE, OFF(series_interval_s), 0.01, 60, false, "1",

@@ -31,6 +31,8 @@ struct options {
     double net_rtt_us, net_jitter_us, net_msg_cpu_us;
     int servers;
     double clock_skew_us; /* timestamp algorithms: odd threads' clocks this far behind */
+    double fail_commit_at_s;    /* client failure at this second of the run; 0: none */
+    double recovery_timeout_ms; /* the backup coordinator's wait after a failure */
     /* ycsb */
     uint64_t rows;
     int fields;

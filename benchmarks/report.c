@@ -111,6 +111,25 @@ static void network_json(FILE *f, const struct report_in *in)
     fputs("},", f);
 }
 
+/* "recovery":{...} and a comma: client failure (--fail-commit-at, recovery.h), the
+ * transactions the clients dropped and how the backup coordinator finished them; null
+ * without a failure. */
+static void recovery_json(FILE *f, const struct report_in *in)
+{
+    const struct recovery_result *rr = &in->res->recovery;
+    if (in->o->fail_commit_at_s <= 0) {
+        fputs("\"recovery\":null,", f);
+        return;
+    }
+    fprintf(f, "\"recovery\":{\"fail_commit_at_s\":%.15g,\"timeout_ms\":%.15g,\"dropped\":%llu,"
+               "\"committed\":%llu,\"aborted\":%llu,\"delay_us\":",
+            in->o->fail_commit_at_s, in->o->recovery_timeout_ms,
+            (unsigned long long)rr->dropped, (unsigned long long)rr->committed,
+            (unsigned long long)rr->aborted);
+    latency_json(f, &rr->delay);
+    fputs("},", f);
+}
+
 static double rate(uint64_t aborts, uint64_t commits)
 {
     return aborts + commits ? (double)aborts / (double)(aborts + commits) : 0.0;
@@ -195,6 +214,7 @@ static void write_json(FILE *f, const struct report_in *in)
     }
     open_loop_json(f, in);
     network_json(f, in);
+    recovery_json(f, in);
     series_json(f, &r->series);
     fprintf(f, "\"config\":{\"compile\":{\"variant\":\"%s\",\"algorithm\":\"%s\","
                "\"variant_flags\":\"%s\",\"cc_meta_size\":%d,\"max_threads\":%d,"
@@ -274,6 +294,12 @@ static void write_summary(const struct report_in *in)
                 (double)r->net.messages / (st->commits ? st->commits : 1),
                 us(latency_quantile(&r->net.lateness, 0.5)),
                 us(latency_quantile(&r->net.lateness, 0.99)));
+    if (in->o->fail_commit_at_s > 0)
+        fprintf(stderr, "  client failure at %.1f s: %llu dropped, recovered %llu committed, %llu "
+                        "aborted, %.0f ms after the hand-off (p50)\n",
+                in->o->fail_commit_at_s, (unsigned long long)r->recovery.dropped,
+                (unsigned long long)r->recovery.committed, (unsigned long long)r->recovery.aborted,
+                us(latency_quantile(&r->recovery.delay, 0.5)) / 1e3);
     if (in->o->rate > 0) {
         const struct arrivals_result *a = &r->arrivals;
         double offered = (double)a->due / r->window_s;

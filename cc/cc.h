@@ -49,6 +49,10 @@ enum access_type {
 /* Per-thread transaction context; `verify` turns on history recording. */
 struct txn *txn_create(int thread_id, bool verify);
 void txn_destroy(struct txn *t);
+/* A fresh context for t's thread that goes on numbering ids after t (so --verify's ids
+ * stay unique), when t is left to another thread: a failed client's attempt handed to a
+ * backup coordinator (benchmarks/recovery.h). cc_thread_init it before use. */
+struct txn *txn_fork(struct txn *t);
 
 /* Starts an attempt. `retry`: this attempt re-runs the query the previous one aborted
  * (algorithms may keep their timestamp so the query eventually wins). */
@@ -137,6 +141,10 @@ extern const bool cc_alg_column_grain;
 /* Optional: true where the algorithm claims strict serializability (NCC): --verify then
  * fails a history that is serializable but breaks the real-time order. */
 extern const bool cc_alg_strict;
+/* Optional: true where another thread may finish an attempt its client abandoned after its
+ * last shot, by txn_commit (else txn_abort) on its context, deciding as the client would
+ * have (NCC's backup coordinator); --fail-commit-at needs it. */
+extern const bool cc_alg_recoverable;
 /* Optional: names of the algorithm's own counters (struct txn_stats' alg[i], NULL where
  * unused), reported per committed transaction in the result's "alg_counters". */
 extern const char *const cc_alg_counter_names[CC_ALG_COUNTERS];

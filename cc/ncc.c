@@ -100,6 +100,9 @@ const char cc_alg_name[] = "NCC-RW";
 #endif
 const bool cc_alg_serializable = true;
 const bool cc_alg_strict = true;
+/* A failed client's attempt is finished by the backup coordinator (benchmarks/recovery.h)
+ * with cc_commit / cc_abort on its context: the same safeguard and smart retry. */
+const bool cc_alg_recoverable = true;
 /* Network rounds (cc/netmodel.h): execute (one round per shot), then the decision and the
  * asynchronous commit: 2 rounds, 1 RTT; smart retry adds one (txn_net_round). */
 const struct cc_net_rounds cc_net_rounds = {.prepare = false, .decides_in_commit = true};

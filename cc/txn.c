@@ -112,6 +112,14 @@ struct txn *txn_create(int thread_id, bool verify)
     return t;
 }
 
+struct txn *txn_fork(struct txn *t)
+{
+    struct txn *n = txn_create(t->thread_id, t->hist != NULL);
+    n->counter = t->counter;
+    n->prio_last = t->prio_last;
+    return n;
+}
+
 void txn_destroy(struct txn *t)
 {
     if (t->hist) {

@@ -23,6 +23,12 @@ expect_bad() { # expect_bad ARGS...: exit 2, one stderr line, nothing on stdout
 }
 
 expect_bad --no-such-flag
+expect_bad --fail-commit-at 1 --duration 1 # no-wait has no recovery protocol
+expect_bad --fail-commit-at -1
+expect_bad --recovery-timeout-ms 0
+expect_bad --write-fraction 1.5
+expect_bad --clock-skew-us -1
+expect_bad --workload f1 --rows 0
 expect_bad --threads
 expect_bad --threads 0
 expect_bad --threads -3

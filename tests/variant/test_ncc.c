@@ -8,7 +8,9 @@
  * Cases: refinement (a write ordered after a later-timestamped read commits through smart
  * retry), early abort, reads behind reads are not delayed, a read of an undecided write
  * waits for its commit / is re-executed after its abort, smart retry fails on a version
- * created in between, timestamp inversion with skewed clocks (strict check); with the
+ * created in between, a read-modify-write at the server is one request, a failed
+ * client's attempt is committed by the backup coordinator, timestamp inversion with
+ * skewed clocks (strict check); with the
  * read-only protocol (ncc): a read-only read leaves nothing that delays or early-aborts
  * an older writer, a version past the snapshot aborts it, and the inversion case aborts
  * the read-only transaction instead of committing it. */
@@ -17,6 +19,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "benchmarks/recovery.h"
 #include "cc/txn.h"
 #include "storage/index.h"
 #include "storage/mem.h"
@@ -251,6 +254,36 @@ static void rmw_at_server(void)
     txn_rmw_at_server = false;
 }
 
+/* Client failure: a client hands its undecided attempt (a write of row 13) to the backup
+ * coordinator instead of deciding it; a later reader of the row waits (response timing
+ * control) until the backup, 100 ms later, runs the safeguard and commits it, then sees
+ * the value. The backup decides as the client would: it commits, it does not just abort. */
+static void recovery_commits(void)
+{
+    struct txn *x = txn_create(3, false);
+    cc_thread_init(x);
+    recovery_start(100, false);
+    txn_begin(x, false);
+    CHECK(add(x, 13, 3) == RC_OK);
+    uint64_t t0 = clock_ticks();
+    recovery_submit(x); /* the client fails before its decision */
+    sleep_ms(1);
+    txn_begin(T[1], false);
+    struct bg b = {.t = T[1], .key = 13};
+    pthread_t p;
+    pthread_create(&p, NULL, bg_read, &b);
+    pthread_join(p, NULL);
+    double waited = (double)(clock_ticks() - t0) / clock_ticks_per_s;
+    CHECK(b.rc == RC_OK && b.seen == 3);
+    CHECK(waited >= 0.09);
+    CHECK(txn_commit(T[1]) == RC_OK);
+    struct recovery_result res;
+    recovery_stop(&res);
+    CHECK_EQ_U(res.dropped, 1);
+    CHECK_EQ_U(res.committed, 1);
+    CHECK_EQ_U(res.aborted, 0);
+}
+
 /* ---- the read-only protocol (variant ncc) ---- */
 
 static bool has_read_only_protocol(void) { return strcmp(cc_alg_name, "NCC") == 0; }
@@ -409,6 +442,7 @@ int main(void)
         RUN_CASE(read_waits_for_decision);
         RUN_CASE(smart_retry_fails);
         RUN_CASE(rmw_at_server);
+        RUN_CASE(recovery_commits);
         RUN_CASE(read_only_leaves_nothing);
         RUN_CASE(read_only_stale);
     }

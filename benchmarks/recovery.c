@@ -1,0 +1,134 @@
+/* The backup coordinator of client-failure runs (see recovery.h). */
+#include "benchmarks/recovery.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "cc/cc.h"
+#include "cc/clock.h"
+#include "storage/mem.h"
+
+struct pending {
+    struct txn *t;
+    uint64_t handed, deadline; /* ticks */
+};
+
+static struct {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    pthread_t th;
+    bool running, stop, verify;
+    uint64_t timeout_ticks;
+    struct pending *q; /* FIFO: deadlines grow with hand-off times */
+    size_t head, n, cap;
+    struct recovery_result res;
+} rc_ = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+
+/* Finishes one abandoned attempt (outside the mutex). */
+static void finish(const struct pending *p)
+{
+    enum rc rc = txn_commit(p->t);
+    if (rc != RC_OK)
+        txn_abort(p->t);
+    uint64_t now = clock_ticks();
+    pthread_mutex_lock(&rc_.mu);
+    if (rc == RC_OK)
+        rc_.res.committed++;
+    else
+        rc_.res.aborted++;
+    latency_add(&rc_.res.delay, now - p->handed);
+    if (rc_.verify) {
+        struct hist_log **h = realloc(rc_.res.hist, (size_t)(rc_.res.nhist + 1) * sizeof(*h));
+        if (!h)
+            abort();
+        rc_.res.hist = h;
+        h[rc_.res.nhist++] = txn_take_history(p->t);
+    }
+    pthread_mutex_unlock(&rc_.mu);
+    cc_thread_fini(p->t);
+    txn_destroy(p->t);
+}
+
+static void *backup_main(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&rc_.mu);
+    for (;;) {
+        if (rc_.head == rc_.n) {
+            if (rc_.stop)
+                break;
+            pthread_cond_wait(&rc_.cv, &rc_.mu);
+            continue;
+        }
+        struct pending p = rc_.q[rc_.head];
+        uint64_t now = clock_ticks();
+        if (!rc_.stop && now < p.deadline) { /* sleep until the first deadline */
+            double s = (double)(p.deadline - now) / clock_ticks_per_s;
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            uint64_t ns = (uint64_t)ts.tv_nsec + (uint64_t)(s * 1e9);
+            ts.tv_sec += (time_t)(ns / 1000000000u);
+            ts.tv_nsec = (long)(ns % 1000000000u);
+            pthread_cond_timedwait(&rc_.cv, &rc_.mu, &ts);
+            continue;
+        }
+        rc_.head++;
+        pthread_mutex_unlock(&rc_.mu);
+        finish(&p);
+        pthread_mutex_lock(&rc_.mu);
+    }
+    pthread_mutex_unlock(&rc_.mu);
+    return NULL;
+}
+
+void recovery_start(double timeout_ms, bool verify)
+{
+    rc_.timeout_ticks = (uint64_t)(timeout_ms * 1e-3 * clock_ticks_per_s);
+    rc_.verify = verify;
+    rc_.stop = false;
+    rc_.head = rc_.n = 0;
+    rc_.res = (struct recovery_result){0};
+    if (pthread_create(&rc_.th, NULL, backup_main, NULL) != 0) {
+        fprintf(stderr, "rundb: cannot create the backup coordinator thread\n");
+        exit(1);
+    }
+    rc_.running = true;
+}
+
+void recovery_submit(struct txn *t)
+{
+    uint64_t now = clock_ticks();
+    pthread_mutex_lock(&rc_.mu);
+    if (rc_.n == rc_.cap) {
+        size_t cap = rc_.cap ? 2 * rc_.cap : 64;
+        struct pending *q = realloc(rc_.q, cap * sizeof(*q));
+        if (!q)
+            abort();
+        rc_.q = q;
+        rc_.cap = cap;
+    }
+    rc_.q[rc_.n++] = (struct pending){t, now, now + rc_.timeout_ticks};
+    rc_.res.dropped++;
+    pthread_cond_signal(&rc_.cv);
+    pthread_mutex_unlock(&rc_.mu);
+}
+
+void recovery_stop(struct recovery_result *res)
+{
+    if (!rc_.running) {
+        *res = (struct recovery_result){0};
+        return;
+    }
+    pthread_mutex_lock(&rc_.mu);
+    rc_.stop = true;
+    pthread_cond_signal(&rc_.cv);
+    pthread_mutex_unlock(&rc_.mu);
+    pthread_join(rc_.th, NULL);
+    rc_.running = false;
+    *res = rc_.res;
+    free(rc_.q);
+    rc_.q = NULL;
+    rc_.cap = 0;
+}

@@ -1,0 +1,41 @@
+/* Client failure and recovery (--fail-commit-at S, --recovery-timeout-ms T), for
+ * algorithms that can finish an abandoned attempt from another thread (cc.h,
+ * cc_alg_recoverable: NCC). At second S of the run (from the start of warm-up) every
+ * client fails once: the attempt it is about to decide (its last shot done, no commit or
+ * abort sent) is handed to the backup coordinator, and the client goes on with a fresh
+ * transaction context (txn_fork) and its next query. The backup coordinator, one thread
+ * here (the paper's is the server of the transaction's first key, told the cohorts by
+ * the last shot), waits T after the hand-off, then finishes the attempt exactly as its
+ * client would have: the safeguard and smart retry, then commit or abort messages
+ * (txn_commit, else txn_abort). Those outcomes are counted apart from the clients'.
+ *
+ * Threading: recovery_submit is called by workers; everything else by the driver's
+ * thread. An abandoned struct txn belongs to the backup thread from the hand-off on. */
+#ifndef BENCH_RECOVERY_H
+#define BENCH_RECOVERY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "benchmarks/latency.h"
+#include "cc/history.h"
+
+struct txn;
+
+struct recovery_result {
+    uint64_t dropped;             /* attempts handed over */
+    uint64_t committed, aborted;  /* their outcomes */
+    struct latency delay;         /* ticks from the hand-off to the decision */
+    int nhist;                    /* the abandoned contexts' history logs (--verify) */
+    struct hist_log **hist;
+};
+
+/* Starts the backup thread (timeout in milliseconds). */
+void recovery_start(double timeout_ms, bool verify);
+/* Hands over t, whose client failed before deciding it. */
+void recovery_submit(struct txn *t);
+/* Finishes every attempt still pending at once (the run is over), stops the thread and
+ * fills res; the contexts are freed, their history logs go to res. */
+void recovery_stop(struct recovery_result *res);
+
+#endif
