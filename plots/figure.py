@@ -17,7 +17,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-KINDS = ("line", "bar", "stacked", "table", "curve")
+KINDS = ("line", "bar", "stacked", "table", "curve", "timeline")
 
 STR, BOOL, NUM = "a string", "a boolean", "a number"
 STRLIST, TABLE, TABLES = "an array of strings", "a table", "an array of tables"
@@ -27,14 +27,18 @@ COMMON_KEYS = {"name": STR, "kind": STR, "title": STR, "caption": STR,
 AXES_KEYS = {"x": STR, "series": STRLIST, "xlabel": STR, "ylabel": STR,
              "logx": BOOL, "logy": BOOL}
 KIND_KEYS = {
-    "line": {**AXES_KEYS, "y": STR},
-    "bar": {**AXES_KEYS, "y": STR},
+    "line": {**AXES_KEYS, "y": STR, "normalize_series": BOOL},
+    "bar": {**AXES_KEYS, "y": STR, "normalize_series": BOOL},
     "stacked": {**AXES_KEYS, "components": STRLIST, "labels": STRLIST, "normalize": BOOL},
     "table": {"rows": STRLIST, "columns": TABLES},
     "curve": {**AXES_KEYS, "y": STR, "x_path": STR},
+    "timeline": {**{k: v for k, v in AXES_KEYS.items() if k != "x"}, "y": STR, "x_path": STR},
 }
 REQUIRED = {"line": ("x", "y"), "bar": ("x", "y"), "stacked": ("x", "components"),
-            "table": ("rows", "columns"), "curve": ("x", "x_path", "y")}
+            "table": ("rows", "columns"), "curve": ("x", "x_path", "y"),
+            "timeline": ("x_path", "y")}
+# A timeline's x: the time of each element of its arrays, a point parameter of its own.
+TIMELINE_X = "time_s"
 COLUMN_KEYS = {"label": STR, "y": STR, "format": STR}
 NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 
@@ -169,8 +173,8 @@ def check_values(plot: dict, where: str, kind: str) -> list[str]:
         for path in [paths] if isinstance(paths, str) else paths:
             if not path or "" in path.split("."):
                 errors.append(f"{where}: '{key}' has a bad dotted path {json.dumps(path)}")
-    if kind == "curve" and "ratio_to" in plot:
-        errors.append(f"{where}: 'ratio_to' is not for kind 'curve' (its x is a result too)")
+    if kind in ("curve", "timeline") and "ratio_to" in plot:
+        errors.append(f"{where}: 'ratio_to' is not for kind '{kind}' (its x is a result too)")
     if kind == "stacked":
         if not plot["components"]:
             errors.append(f"{where}: 'components' is empty")
@@ -405,10 +409,30 @@ def point_stats(plot: dict, results: list[dict], paths: list[str], where: str) -
                       [Stat.of([get_path(r, p, where) for r in lines]) for p in paths])
     if "ratio_to" in plot:
         stats = ratios(plot["ratio_to"], stats, where)
+    if plot.get("normalize_series"):
+        stats = per_series_max(plot.get("series", []), stats, where)
     factor = plot.get("scale_y", 1)
     scaled = len(paths) if plot["kind"] != "curve" else 1  # a curve's x_path is not y
     return {k: (point, [s.scaled(factor) if i < scaled else s for i, s in enumerate(row)])
             for k, (point, row) in stats.items()}
+
+
+def per_series_max(series: list, stats: dict, where: str) -> dict:
+    """Each point's stats divided by the largest median of its series (a series' points
+    share the values of the `series` parameters): each system normalised to its own
+    maximum."""
+    top = {}
+    for point, row in stats.values():
+        s = tuple(point.get(n) for n in series)
+        top[s] = max(top.get(s, 0.0), row[0].median)
+    out = {}
+    for key, (point, row) in stats.items():
+        m = top[tuple(point.get(n) for n in series)]
+        if m <= 0:
+            warn(f"{where}: series of {point_text(point)} has no positive value; left out")
+            continue
+        out[key] = (point, [s.scaled(1 / m) for s in row])
+    return out
 
 
 def ratios(reference: dict, stats: dict, where: str) -> dict:
@@ -491,10 +515,45 @@ def plot_paths(plot: dict) -> tuple[list[str], list[str]]:
     return [plot["y"]], [plot.get("ylabel", label)]
 
 
+def timeline_points(plot: dict, results: list[dict], where: str) -> list[dict]:
+    """A timeline's results as line points: one per element of the x_path and y arrays,
+    with its time (rounded to the millisecond, so repetitions meet) as point parameter
+    TIMELINE_X and its value at the internal path "_y"."""
+    out = []
+    for r in results:
+        xs, ys = (get_array(r, p, where) for p in (plot["x_path"], plot["y"]))
+        if len(xs) != len(ys):
+            raise PlotError(f"{where}: '{plot['x_path']}' has {len(xs)} values, "
+                            f"'{plot['y']}' {len(ys)} (point {point_text(r['point'])})")
+        for x, y in zip(xs, ys):
+            out.append({**r, "point": {**r["point"], TIMELINE_X: round(x, 3)}, "_y": y})
+    return out
+
+
+def get_array(result: dict, path: str, where: str) -> list[float]:
+    """The array of numbers at a dotted path of a result line."""
+    value = result
+    for part in path.split("."):
+        if not isinstance(value, dict) or part not in value:
+            raise PlotError(f"{where}: '{path}' is missing (point {point_text(result['point'])})")
+        value = value[part]
+    if not isinstance(value, list) or not all(is_number(v) for v in value):
+        raise PlotError(f"{where}: '{path}' is not an array of numbers "
+                        f"(point {point_text(result['point'])})")
+    return [float(v) for v in value]
+
+
 def plot_data(spec: dict, index: int, results: list[dict]) -> PlotData:
-    """Aggregate the results for the index-th (1-based) [[plot]] of a validated spec."""
+    """Aggregate the results for the index-th (1-based) [[plot]] of a validated spec.
+    A timeline becomes a line over TIMELINE_X."""
     plot = spec["plot"][index - 1]
     where = plot_where(index, plot)
+    if plot["kind"] == "timeline":
+        results = timeline_points(plot, [r for r in results if isinstance(r.get("point"), dict)],
+                                  where)
+        plot = {**plot, "kind": "line", "x": TIMELINE_X, "y": "_y",
+                "ylabel": plot.get("ylabel", plot["y"]),
+                "xlabel": plot.get("xlabel", plot["x_path"])}
     kind = plot["kind"]
     paths, labels = plot_paths(plot)
     x_names = plot["rows"] if kind == "table" else [plot["x"]]

@@ -19,13 +19,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 
-TOP_KEYS = {"description", "run", "cases", "grid", "derive", "quick", "plot"}
-RUN_KEYS = {"variants", "workload", "warmup", "duration", "repetitions", "timeout", "flags"}
+TOP_KEYS = {"description", "run", "cases", "grid", "derive", "quick", "plot", "variant_flags"}
+RUN_KEYS = {"variants", "workload", "warmup", "duration", "repetitions", "timeout", "flags",
+            "oversubscribe"}
 QUICK_KEYS = {"warmup", "duration", "repetitions", "timeout", "variants", "flags", "cases",
-              "grid", "derive"}
+              "grid", "derive", "variant_flags"}
 # set by the runner itself, so a spec may not set them
 RESERVED_FLAGS = {"warmup", "duration", "seed", "out", "quiet", "help"}
-WORKLOADS = ("ycsb", "bank", "tpcc", "synth")
+WORKLOADS = ("ycsb", "bank", "tpcc", "synth", "f1", "tao")
 QUICK_MAX_THREADS = 16
 
 
@@ -66,6 +67,10 @@ class Spec:
     derive: dict
     plots: list
     raw: dict = field(repr=False)
+    # variant -> flags for that variant's points only (e.g. its own offered rate)
+    variant_flags: dict = field(default_factory=dict)
+    # threads are clients that mostly sleep (network model): never capped at the cores
+    oversubscribe: bool = False
 
     def rundb_args(self, point: Point) -> list:
         """The rundb command line of a point, without the binary."""
@@ -74,6 +79,7 @@ class Spec:
                 "--seed", str(point.rep), "--quiet"]
         merged = {"workload": self.workload} if self.workload else {}
         merged.update(self.flags)
+        merged.update(self.variant_flags.get(params["variant"], {}))
         merged.update(self.cases.get(params.get("case"), {}))
         merged.update({k: v for k, v in params.items() if k not in ("variant", "case")})
         for name in sorted(merged):
@@ -257,6 +263,12 @@ def _build(raw: dict, name: str, path: Path, scale: str) -> Spec:
                 cases = dict(_table(raw.get("cases", {}), "cases"))
                 cases.update(_table(v, "quick.cases"))
                 raw = {**raw, "cases": cases}
+            elif k == "variant_flags":
+                vf = {n: dict(f) for n, f in _table(raw.get("variant_flags", {}),
+                                                    "variant_flags").items()}
+                for n, f in _table(v, "quick.variant_flags").items():
+                    vf.setdefault(n, {}).update(_table(f, f"quick.variant_flags.{n}"))
+                raw = {**raw, "variant_flags": vf}
             elif k == "flags":
                 run["flags"] = {**_table(run.get("flags", {}), "run.flags"),
                                 **_table(v, "quick.flags")}
@@ -298,10 +310,22 @@ def _build(raw: dict, name: str, path: Path, scale: str) -> Spec:
 
     flags = dict(_table(run.get("flags", {}), "run.flags"))
     _check_flags(flags, "[run.flags]", table)
+    oversubscribe = run.get("oversubscribe", False)
+    if not isinstance(oversubscribe, bool):
+        raise SpecError("[run] oversubscribe must be a boolean")
+    variant_flags = {}
+    for vname, vflags in _table(raw.get("variant_flags", {}), "variant_flags").items():
+        if vname not in variants:
+            raise SpecError(f"[variant_flags] '{vname}' is not one of [run] variants")
+        vflags = dict(_table(vflags, f"variant_flags.{vname}"))
+        _check_flags(vflags, f"[variant_flags] {vname}", table)
+        variant_flags[vname] = vflags
     _check_grid(grid, "[grid]", table)
     for k in grid:
         if k in flags or k == "workload" and workload:
             raise SpecError(f"'{k}' is both a fixed flag and a grid key")
+        if any(k in vf for vf in variant_flags.values()):
+            raise SpecError(f"'{k}' is both a variant flag and a grid key")
         if any(k in cf for cf in cases.values()):
             raise SpecError(f"'{k}' is both a case flag and a grid key")
     for k, expr in derive.items():
@@ -316,7 +340,8 @@ def _build(raw: dict, name: str, path: Path, scale: str) -> Spec:
         raise SpecError("plot must be an array of tables ([[plot]])")
     spec = Spec(name=name, path=path, description=desc, scale=scale, variants=variants,
                 workload=workload, warmup=warmup, duration=duration, repetitions=reps,
-                timeout=timeout, flags=flags, cases=cases, grid=grid, derive=derive, plots=plots, raw=raw)
+                timeout=timeout, flags=flags, cases=cases, grid=grid, derive=derive, plots=plots, raw=raw,
+                variant_flags=variant_flags, oversubscribe=oversubscribe)
     points(spec, max_threads=None)  # evaluates every derive expression once
     errors = _plot_errors(raw) if (ROOT / "plots" / "figure.py").exists() else []
     if errors:
