@@ -27,7 +27,7 @@ static struct {
 } rc_ = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
 
 /* Finishes one abandoned attempt (outside the mutex). */
-static void finish(const struct pending *p)
+static void finish(const struct pending *p, bool at_stop)
 {
     enum rc rc = txn_commit(p->t);
     if (rc != RC_OK)
@@ -38,6 +38,7 @@ static void finish(const struct pending *p)
         rc_.res.committed++;
     else
         rc_.res.aborted++;
+    rc_.res.at_stop += at_stop;
     latency_add(&rc_.res.delay, now - p->handed);
     if (rc_.verify) {
         struct hist_log **h = realloc(rc_.res.hist, (size_t)(rc_.res.nhist + 1) * sizeof(*h));
@@ -75,8 +76,9 @@ static void *backup_main(void *arg)
             continue;
         }
         rc_.head++;
+        bool early = now < p.deadline; /* the run is over before its deadline */
         pthread_mutex_unlock(&rc_.mu);
-        finish(&p);
+        finish(&p, early);
         pthread_mutex_lock(&rc_.mu);
     }
     pthread_mutex_unlock(&rc_.mu);

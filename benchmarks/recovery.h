@@ -25,6 +25,7 @@ struct txn;
 struct recovery_result {
     uint64_t dropped;             /* attempts handed over */
     uint64_t committed, aborted;  /* their outcomes */
+    uint64_t at_stop;             /* of those, finished early because the run ended */
     struct latency delay;         /* ticks from the hand-off to the decision */
     int nhist;                    /* the abandoned contexts' history logs (--verify) */
     struct hist_log **hist;

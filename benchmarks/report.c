@@ -122,10 +122,10 @@ static void recovery_json(FILE *f, const struct report_in *in)
         return;
     }
     fprintf(f, "\"recovery\":{\"fail_commit_at_s\":%.15g,\"timeout_ms\":%.15g,\"dropped\":%llu,"
-               "\"committed\":%llu,\"aborted\":%llu,\"delay_us\":",
+               "\"committed\":%llu,\"aborted\":%llu,\"finished_at_stop\":%llu,\"delay_us\":",
             in->o->fail_commit_at_s, in->o->recovery_timeout_ms,
             (unsigned long long)rr->dropped, (unsigned long long)rr->committed,
-            (unsigned long long)rr->aborted);
+            (unsigned long long)rr->aborted, (unsigned long long)rr->at_stop);
     latency_json(f, &rr->delay);
     fputs("},", f);
 }

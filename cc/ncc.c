@@ -81,7 +81,10 @@
  * version is gone, and the reads that had read it are re-executed on the newest version
  * and move to the tail (Algorithm 5.3).
  *
- * Not built here (README): client failure and recovery by a backup coordinator.
+ * Client failure (benchmarks/recovery.h): a failed client's attempt is finished by a
+ * backup thread with cc_commit / cc_abort on its context, so it decides exactly as the
+ * client would have. Entries name their attempt (owner = t->id), not their thread, since
+ * the client's next attempts run on the same thread meanwhile.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,11 +140,12 @@ struct ncc_entry {
     struct row *row;
     uint64_t ts;           /* its transaction's pre-assigned timestamp */
     uint64_t tw, tr;       /* read: the response; write: its version's (tw, tr) */
-    int thread;            /* its transaction's thread (one attempt per thread at a time) */
+    uint64_t owner;        /* its attempt's id (t->id: unique, also across a failed client's
+                            * abandoned attempt and its next ones) */
+    int thread;            /* its transaction's thread: whom to wake */
     uint8_t kind;
     uint8_t linked;        /* in the key's queue */
     uint8_t read_on;       /* write: a read executed on its version */
-    uint8_t delayed;       /* its response was not released at once */
     uint8_t early_abort;   /* released to say: aborted early at re-execution, or (ro) the
                             * version is newer than the snapshot */
     uint8_t ro;            /* a read of the read-only protocol: leaves the queue when
@@ -233,11 +237,13 @@ void cc_begin(struct txn *t, bool retry)
     s->t_ro = 0;
 }
 
-/* ts moved past tr: the write rule of I2. tr == ts only where the writer's own read set
- * it (timestamps are unique per attempt): its write may then keep ts (ours). */
-static inline uint64_t ts_after(uint64_t tr, uint64_t ts)
+/* ts moved past tr: the write rule of I2. `own`: tr is the writer's own read's, which
+ * raised it to ts (its response said so, and the read-modify-write check saw no write
+ * since); the write may then keep ts (ours). */
+static inline uint64_t ts_after(uint64_t tr, uint64_t ts, bool own)
 {
-    return ts >= tr ? ts : ((tr >> TS_CID_BITS) + 1) << TS_CID_BITS | (ts & TS_CID_MASK);
+    return ts > tr || (own && ts == tr) ? ts
+                                        : ((tr >> TS_CID_BITS) + 1) << TS_CID_BITS | (ts & TS_CID_MASK);
 }
 
 /* ---- the key's queue (under its latch) ---- */
@@ -267,22 +273,26 @@ static void q_unlink(struct ncc_row *k, struct ncc_entry *e)
     e->linked = 0;
 }
 
-/* Threads of the entries seen so far, for I3: -1 none, -2 more than one. */
-#define NOBODY (-1)
-#define SEVERAL (-2)
-static inline int join(int who, int thread) { return who == NOBODY || who == thread ? thread : SEVERAL; }
+/* Owners (attempt ids) of the entries seen so far, for I3: NOBODY none (ids are never 0),
+ * SEVERAL more than one. */
+#define NOBODY ((uint64_t)0)
+#define SEVERAL UINT64_MAX
+static inline uint64_t join(uint64_t who, uint64_t owner)
+{
+    return who == NOBODY || who == owner ? owner : SEVERAL;
+}
 
 /* Whether an entry of `kind` and `thread` behind entries whose threads are `all` (writes:
  * `wr`) is released (I3). The mutant lets writes pass earlier reads: timestamp
  * inversion becomes possible (the strict check must see it). */
-static inline bool releasable(uint8_t kind, int thread, int all, int wr)
+static inline bool releasable(uint8_t kind, uint64_t owner, uint64_t all, uint64_t wr)
 {
 #ifdef MUTANT_NCC_NO_RTC
     (void)kind;
     (void)all;
-    return wr == NOBODY || wr == thread;
+    return wr == NOBODY || wr == owner;
 #else
-    return kind == E_WRITE ? (all == NOBODY || all == thread) : (wr == NOBODY || wr == thread);
+    return kind == E_WRITE ? (all == NOBODY || all == owner) : (wr == NOBODY || wr == owner);
 #endif
 }
 
@@ -313,19 +323,19 @@ static void release(struct ncc_entry *e)
 /* Response timing control (Algorithm 5.3, I3): releases every entry that may go. */
 static void rtc(struct ncc_row *k)
 {
-    int all = NOBODY, wr = NOBODY;
+    uint64_t all = NOBODY, wr = NOBODY;
     for (struct ncc_entry *e = k->head, *next; e && !(all == SEVERAL && wr == SEVERAL); e = next) {
         next = e->next;
         if (!atomic_load_explicit(&e->released, memory_order_relaxed) &&
-            releasable(e->kind, e->thread, all, wr)) {
+            releasable(e->kind, e->owner, all, wr)) {
             bool gone = e->ro; /* a read-only read leaves at its release */
             release(e);
             if (gone)
                 continue;
         }
-        all = join(all, e->thread);
+        all = join(all, e->owner);
         if (e->kind == E_WRITE)
-            wr = join(wr, e->thread);
+            wr = join(wr, e->owner);
     }
 }
 
@@ -333,24 +343,24 @@ static void rtc(struct ncc_row *k)
  * another transaction (for a read: a write) has a higher t. */
 static bool early_abort(const struct ncc_row *k, const struct ncc_entry *e)
 {
-    int all = NOBODY, wr = NOBODY;
+    uint64_t all = NOBODY, wr = NOBODY;
     bool higher = false;
     for (const struct ncc_entry *x = k->head; x; x = x->next) {
         if (x == e)
             continue;
-        all = join(all, x->thread);
+        all = join(all, x->owner);
         if (x->kind == E_WRITE)
-            wr = join(wr, x->thread);
-        if (x->thread != e->thread && x->ts > e->ts && (e->kind == E_WRITE || x->kind == E_WRITE))
+            wr = join(wr, x->owner);
+        if (x->owner != e->owner && x->ts > e->ts && (e->kind == E_WRITE || x->kind == E_WRITE))
             higher = true;
     }
-    return higher && !releasable(e->kind, e->thread, all, wr);
+    return higher && !releasable(e->kind, e->owner, all, wr);
 }
 
-/* Executes a read on the newest version (I2). */
-static void exec_read(struct ncc_row *k, struct ncc_entry *e)
+/* Executes a read on version v (an undecided write entry, or NULL: the committed
+ * version); a new read takes the newest (I2). */
+static void exec_read(struct ncc_row *k, struct ncc_entry *e, struct ncc_entry *v)
 {
-    struct ncc_entry *v = k->newest;
     uint64_t *tr = v ? &v->tr : &k->tr;
     if (*tr < e->ts)
         *tr = e->ts;
@@ -361,11 +371,27 @@ static void exec_read(struct ncc_row *k, struct ncc_entry *e)
         v->read_on = 1;
 }
 
-/* Executes a write: a new undecided version, the newest (I1, I2). */
-static void exec_write(struct ncc_row *k, struct ncc_entry *e)
+/* Executes a write: a new undecided version, the newest (I1, I2). rd: the writer's own
+ * read of the key (a read-modify-write), or NULL. */
+static void exec_write(struct ncc_row *k, struct ncc_entry *e, const struct ncc_entry *rd)
 {
-    e->tw = e->tr = ts_after(k->newest ? k->newest->tr : k->tr, e->ts);
+    e->tw = e->tr = ts_after(k->newest ? k->newest->tr : k->tr, e->ts, rd && rd->tr == e->ts);
     k->newest = e;
+}
+
+/* The version a re-executed read of `owner` takes: the newest, unless its own
+ * read-modify-write's write is queued (the pair of request_pair): then the one before
+ * that write (I1: versions in queue order), which is what the pair's read stands before. */
+static struct ncc_entry *version_before(const struct ncc_row *k, uint64_t owner)
+{
+    struct ncc_entry *v = NULL;
+    for (struct ncc_entry *x = k->head; x; x = x->next)
+        if (x->kind == E_WRITE) {
+            if (x->owner == owner)
+                return v;
+            v = x;
+        }
+    return k->newest;
 }
 
 /* Removes an undecided entry whose transaction aborted (the abort message), or a
@@ -392,7 +418,7 @@ static void drop_entry(struct ncc_row *k, struct ncc_entry *e)
                 x->early_abort = 1;
                 release(x);
             } else {
-                exec_read(k, x);
+                exec_read(k, x, version_before(k, x->owner));
                 q_append(k, x);
             }
         }
@@ -426,19 +452,44 @@ static enum rc wait_response(struct txn *t, struct ncc_entry *e, struct row *r, 
     return rc;
 }
 
+/* A new entry of t for row r, in t's arena (every field set: no memset on the hot path). */
+static inline struct ncc_entry *entry_new(struct txn *t, uint8_t kind, uint64_t ts,
+                                          struct row *r, unsigned char *dst)
+{
+    struct ncc_entry *e = txn_alloc(t, sizeof(*e));
+    e->next = e->prev = e->ver = NULL;
+    e->dst = dst;
+    e->row = r;
+    e->ts = ts;
+    e->tw = e->tr = 0;
+    e->owner = t->id;
+    e->thread = t->thread_id;
+    e->kind = kind;
+    e->linked = e->read_on = e->early_abort = e->ro = 0;
+    atomic_init(&e->released, 0);
+    return e;
+}
+
+/* Appends e (executed) to k's queue and releases what may go: e alone is released at
+ * once, without the queue walk of rtc. */
+static inline void append_and_release(struct ncc_row *k, struct ncc_entry *e)
+{
+    bool alone = !k->head;
+    q_append(k, e);
+    if (alone)
+        release(e);
+    else
+        rtc(k);
+}
+
 /* Sends one request of a's row and waits for its response. */
 static enum rc request(struct txn *t, struct access *a, uint8_t kind, struct ncc_entry **out)
 {
     struct ncc_thread *s = t->cc;
     struct row *r = a->row;
     struct ncc_row *k = key_of(r);
-    struct ncc_entry *e = txn_alloc(t, sizeof(*e));
-    memset(e, 0, sizeof(*e));
-    e->kind = kind;
-    e->ts = t->ts;
-    e->thread = t->thread_id;
-    e->row = r;
-    e->dst = kind == E_READ || !a->cc_a ? a->data : NULL;
+    struct ncc_entry *e =
+        entry_new(t, kind, t->ts, r, kind == E_READ || !a->cc_a ? a->data : NULL);
     latch(k);
     if (kind == E_WRITE && a->cc_a) { /* the write of a read-modify-write */
         const struct ncc_entry *rd = (const struct ncc_entry *)(uintptr_t)a->cc_a;
@@ -447,20 +498,18 @@ static enum rc request(struct txn *t, struct access *a, uint8_t kind, struct ncc
             return txn_fail(t, AR_VALIDATION);
         }
     }
-    if (early_abort(k, e)) {
+    if (k->head && early_abort(k, e)) {
         unlatch(k);
         s->early = true;
         return txn_fail(t, AR_EARLY);
     }
     if (kind == E_WRITE)
-        exec_write(k, e);
+        exec_write(k, e, (const struct ncc_entry *)(uintptr_t)a->cc_a);
     else
-        exec_read(k, e);
-    q_append(k, e);
-    rtc(k);
-    /* relaxed: set under this latch, by rtc just above */
+        exec_read(k, e, k->newest);
+    append_and_release(k, e);
+    /* relaxed: set under this latch, just above */
     bool now = atomic_load_explicit(&e->released, memory_order_relaxed);
-    e->delayed = !now;
     unlatch(k);
     *out = e;
     if (now)
@@ -484,23 +533,17 @@ static enum rc request_pair(struct txn *t, struct access *a, struct ncc_entry **
     struct ncc_thread *s = t->cc;
     struct row *r = a->row;
     struct ncc_row *k = key_of(r);
-    struct ncc_entry *e = txn_alloc(t, 2 * sizeof(*e)), *w = e + 1;
-    memset(e, 0, 2 * sizeof(*e));
-    e->kind = E_READ;
-    w->kind = E_WRITE;
-    e->ts = w->ts = t->ts;
-    e->thread = w->thread = t->thread_id;
-    e->row = w->row = r;
-    e->dst = a->data;
+    struct ncc_entry *e = entry_new(t, E_READ, t->ts, r, a->data);
+    struct ncc_entry *w = entry_new(t, E_WRITE, t->ts, r, NULL);
     latch(k);
-    if (early_abort(k, w)) {
+    if (k->head && early_abort(k, w)) {
         unlatch(k);
         s->early = true;
         return txn_fail(t, AR_EARLY);
     }
-    exec_read(k, e);
+    exec_read(k, e, k->newest);
     q_append(k, e);
-    exec_write(k, w);
+    exec_write(k, w, e);
     q_append(k, w);
     rtc(k);
     /* relaxed: set under this latch, by rtc just above */
@@ -531,6 +574,8 @@ static enum rc request_ro(struct txn *t, struct access *a, struct ncc_entry **ou
     if (!s->t_ro) {
         uint64_t now = clock_ticks() - clock_ticks_base;
         now -= now < clock_skew_ticks ? now : clock_skew_ticks;
+        /* plus the expected delay that every later t carries too (asynchrony aware) */
+        now += net_expected_delay_ticks();
         s->t_ro = now << TS_CID_BITS | (uint64_t)t->thread_id;
     }
     struct row *r = a->row;
@@ -538,6 +583,7 @@ static enum rc request_ro(struct txn *t, struct access *a, struct ncc_entry **ou
     latch(k);
     if ((k->newest ? k->newest->tw : k->tw) > s->t_ro) {
         unlatch(k);
+        txn_net_end_local(t); /* the reply says so; nothing to tell any server */
         return txn_fail(t, AR_READ_ONLY);
     }
     if (!k->head) { /* nothing undecided: the committed version, at once */
@@ -547,14 +593,8 @@ static enum rc request_ro(struct txn *t, struct access *a, struct ncc_entry **ou
         unlatch(k);
         return RC_OK;
     }
-    struct ncc_entry *e = txn_alloc(t, sizeof(*e));
-    memset(e, 0, sizeof(*e));
-    e->kind = E_READ;
+    struct ncc_entry *e = entry_new(t, E_READ, s->t_ro, r, a->data);
     e->ro = 1;
-    e->ts = s->t_ro;
-    e->thread = t->thread_id;
-    e->row = r;
-    e->dst = a->data;
     q_append(k, e);
     rtc(k);
     /* relaxed: set under this latch, by rtc just above */
@@ -564,8 +604,10 @@ static enum rc request_ro(struct txn *t, struct access *a, struct ncc_entry **ou
     if (!now)
         s->delayed = true;
     enum rc rc = now ? RC_OK : wait_response(t, e, r, false);
-    if (rc == RC_OK && e->early_abort)
+    if (rc == RC_OK && e->early_abort) {
+        txn_net_end_local(t);
         rc = txn_fail(t, AR_READ_ONLY);
+    }
     return rc;
 }
 
@@ -587,6 +629,10 @@ static void drop_if_linked(struct ncc_entry *e)
 enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
 {
     struct row *r = a->row;
+    if (NCC_READ_ONLY && t->read_only && type != ACC_READ) {
+        fprintf(stderr, "ncc: a transaction declared read-only asked to write\n");
+        abort();
+    }
     if (type == ACC_INSERT) { /* private until commit: written in place */
         a->data = r->data;
         a->in_place = 1;
@@ -601,10 +647,6 @@ enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
     bool fresh = a->type == ACC_NONE;
     struct ncc_entry *rd = NULL, *wr = NULL;
     if (NCC_READ_ONLY && t->read_only) {
-        if (type != ACC_READ) {
-            fprintf(stderr, "ncc: a transaction declared read-only asked to write\n");
-            abort();
-        }
         a->cc_a = a->cc_b = 0;
         a->in_place = 0;
         a->data = txn_alloc(t, r->table->schema.data_size);
@@ -676,7 +718,7 @@ static bool smart_retry_one(struct ncc_entry *e, uint64_t t2)
             e->tw = e->tr = t2;
     } else { /* its version is the committed one (I5); every later one is queued (I1) */
         for (const struct ncc_entry *x = k->head; x && kept; x = x->next)
-            if (x->kind == E_WRITE && x->thread != e->thread && x->tw <= t2)
+            if (x->kind == E_WRITE && x->owner != e->owner && x->tw <= t2)
                 kept = false;
         if (kept && k->tr < t2)
             k->tr = t2;
@@ -760,14 +802,15 @@ enum rc cc_commit(struct txn *t)
             k->tr = wr->tr;
             if (k->newest == wr)
                 k->newest = NULL;
+            q_unlink(k, wr);
             for (struct ncc_entry *x = k->head; x; x = x->next)
                 if (x->ver == wr)
                     x->ver = NULL;
-            q_unlink(k, wr);
         }
         if (rd)
             q_unlink(k, rd);
-        rtc(k);
+        if (k->head)
+            rtc(k);
         unlatch(k);
     }
     return RC_OK;
@@ -783,11 +826,12 @@ void cc_abort(struct txn *t)
             continue;
         struct ncc_row *k = key_of(a->row);
         latch(k);
+        if (rd && rd->linked) /* first: re-executions of others' reads skip our write */
+            drop_entry(k, rd);
         if (wr && wr->linked)
             drop_entry(k, wr);
-        if (rd && rd->linked)
-            drop_entry(k, rd);
-        rtc(k);
+        if (k->head)
+            rtc(k);
         unlatch(k);
     }
 }

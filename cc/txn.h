@@ -141,6 +141,16 @@ static inline void txn_net_decision_local(struct txn *t)
         net_decision_local_slow(&t->net);
 }
 
+/* An attempt that ends with nothing to tell any server (NCC's read-only protocol): the
+ * reply leg of its open shot, and the decision without a commit or abort leg. */
+static inline void txn_net_end_local(struct txn *t)
+{
+    if (net_on) {
+        net_shot_end_slow(&t->net);
+        net_decision_local_slow(&t->net);
+    }
+}
+
 /* The client knows the outcome now (asynchronous commit: the commit messages are still
  * on their way): the end of the attempt for latency and --verify's real-time order.
  * With the network model on, txn_net_decision has set it already. */

@@ -95,6 +95,12 @@ run "tsan wound-wait network model open loop verify" 120 build/tsan/bin/rundb-wo
     $common --duration 1 $ycsb_hot --queries-per-thread 2000 --net-rtt-us 200 \
     --net-jitter-us 50 --net-msg-cpu-us 5 --rate 20000
 
+# NCC's client failure: the backup coordinator finishes abandoned attempts on its thread
+run "tsan ncc-rw client failure and recovery verify" 120 build/tsan/bin/rundb-ncc-rw \
+    --threads 8 --warmup 0 --duration 1.5 --verify --workload f1 --rows 10000 \
+    --write-fraction 0.3 --fail-commit-at 0.5 --recovery-timeout-ms 200 --net-rtt-us 100 \
+    --rate 20000
+
 echo "== AddressSanitizer"
 for v in $variants; do
     b=build/asan/bin/rundb-$v

@@ -312,6 +312,64 @@ class Curve(unittest.TestCase):
         self.assertIn("ratio_to", " ".join(figure.validate_plots(spec)))
 
 
+class Timeline(unittest.TestCase):
+    """kind "timeline": arrays over time (throughput per interval), medians over
+    repetitions at equal times; and normalize_series on a line."""
+
+    SPEC = {"run": {"variants": ["ncc-rw"]},
+            "grid": {"recovery-timeout-ms": [1000, 3000]},
+            "plot": [{"name": "tput", "kind": "timeline", "x_path": "series.t_s",
+                      "y": "series.commits_per_s", "series": ["recovery-timeout-ms"]}]}
+
+    @staticmethod
+    def line(timeout: int, rep: int, ys: list) -> dict:
+        point = {"variant": "ncc-rw", "recovery-timeout-ms": timeout}
+        return {"spec": "f", "point": point, "point_id": figure.point_text(point), "rep": rep,
+                "scale": "full", "machine": {"cores": 2},
+                "series": {"t_s": [0.5 * (i + 1) for i in range(len(ys))],
+                           "commits_per_s": ys}, "throughput": sum(ys)}
+
+    def test_medians_over_time(self):
+        self.assertEqual(figure.validate_plots(self.SPEC), [])
+        lines = [self.line(1000, 1, [10, 0, 10]), self.line(1000, 2, [20, 2, 12]),
+                 self.line(1000, 3, [30, 4, 14]), self.line(3000, 1, [10, 0, 0])]
+        data = figure.plot_data(self.SPEC, 1, lines)
+        self.assertEqual(data.kind, "line")
+        self.assertEqual(data.xs, [0.5, 1.0, 1.5])
+        fast = data.series[0].cells
+        self.assertEqual((fast[1.0][0].median, fast[1.0][0].lo, fast[1.0][0].hi), (2, 0, 4))
+        self.assertEqual(data.series[1].cells[1.5][0].median, 0)
+
+    def test_arrays_must_match(self):
+        bad = self.line(1000, 1, [1, 2])
+        bad["series"]["t_s"] = [0.5]
+        with self.assertRaises(figure.PlotError):
+            figure.plot_data(self.SPEC, 1, [bad])
+
+    def test_no_x_no_ratio(self):
+        spec = copy.deepcopy(self.SPEC)
+        spec["plot"][0]["ratio_to"] = {"variant": "silo"}
+        self.assertIn("ratio_to", " ".join(figure.validate_plots(spec)))
+        spec = copy.deepcopy(self.SPEC)
+        spec["plot"][0]["x"] = "recovery-timeout-ms"
+        self.assertIn("'x'", " ".join(figure.validate_plots(spec)))
+
+    def test_normalize_series(self):
+        spec = {"run": {"variants": ["a", "b"]}, "grid": {"w": [1, 2]},
+                "plot": [{"name": "n", "kind": "line", "x": "w", "y": "throughput",
+                          "series": ["variant"], "normalize_series": True}]}
+        self.assertEqual(figure.validate_plots(spec), [])
+
+        def line(v, w, y):
+            p = {"variant": v, "w": w}
+            return {"point": p, "point_id": figure.point_text(p), "rep": 1,
+                    "throughput": y, "machine": {"cores": 2}}
+        data = figure.plot_data(spec, 1, [line("a", 1, 50), line("a", 2, 100),
+                                          line("b", 1, 8), line("b", 2, 2)])
+        self.assertEqual([data.series[0].cells[w][0].median for w in (1, 2)], [0.5, 1.0])
+        self.assertEqual([data.series[1].cells[w][0].median for w in (1, 2)], [1.0, 0.25])
+
+
 class Validation(unittest.TestCase):
     """validate_plots() messages, and plot.py's exit status for user errors."""
 

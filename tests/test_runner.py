@@ -144,6 +144,25 @@ class Points(RunnerCase):
         self.assertIn("threads=1,variant=silo", self.dry("--max-threads", "1", text=text))
         self.assertEqual(len(self.dry("--max-threads", "1", text=text)), 2)
 
+    def test_spec_oversubscribe_and_variant_flags(self):
+        text = spec_text(reps=1).replace("threads = [1, 2]", "threads = [1, 64]")
+        text = text.replace("repetitions = 1", "repetitions = 1\noversubscribe = true")
+        text += '[variant_flags]\nsilo = { theta = 0.5 }\n'
+        path = self.write_spec(text)
+        r = self.run_cli("--dry-run", path)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("threads=64,variant=silo", r.stdout)  # not capped
+        silo = [ln for ln in r.stdout.splitlines() if "rundb-silo" in ln]
+        nowait = [ln for ln in r.stdout.splitlines() if "rundb-no-wait" in ln]
+        self.assertTrue(silo and all("--theta 0.5" in ln for ln in silo))
+        self.assertTrue(nowait and all("--theta 0.9" in ln for ln in nowait))
+        for bad in ('[variant_flags]\ntictoc = { theta = 0.5 }\n',
+                    '[variant_flags]\nsilo = { threads = 4 }\n',
+                    '[variant_flags]\nsilo = { no-such-flag = 1 }\n'):
+            r = self.run_cli("--dry-run", self.write_spec(spec_text(reps=1) + bad, "bad"))
+            self.assertEqual(r.returncode, 2, bad)
+            self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+
     def test_derive_and_cases(self):
         text = spec_text(reps=1).replace("threads = [1, 2]", "warehouses = [1, 2]") + \
             '[derive]\nthreads = "2 * warehouses"\n' + \

@@ -284,6 +284,35 @@ static void recovery_commits(void)
     CHECK_EQ_U(res.aborted, 0);
 }
 
+/* A failed client goes on, on the same thread, with a forked context (txn_fork) while its
+ * abandoned attempt is still undecided: its next attempts are other transactions to
+ * response timing control (entries name attempts, not threads), so a read of the
+ * abandoned write waits for that attempt's decision. */
+static void fork_is_another_attempt(void)
+{
+    struct txn *x = txn_create(3, false);
+    cc_thread_init(x);
+    txn_begin(x, false);
+    CHECK(add(x, 15, 4) == RC_OK); /* abandoned, undecided */
+    struct txn *y = txn_fork(x);
+    cc_thread_init(y);
+    sleep_ms(1);
+    txn_begin(y, false);
+    struct bg b = {.t = y, .key = 15};
+    pthread_t p;
+    pthread_create(&p, NULL, bg_read, &b);
+    sleep_ms(50);
+    CHECK(!atomic_load(&b.done)); /* not released as if it were its own */
+    CHECK(txn_commit(x) == RC_OK); /* the backup decides */
+    pthread_join(p, NULL);
+    CHECK(b.rc == RC_OK && b.seen == 4);
+    CHECK(txn_commit(y) == RC_OK);
+    cc_thread_fini(x);
+    cc_thread_fini(y);
+    txn_destroy(x);
+    txn_destroy(y);
+}
+
 /* ---- the read-only protocol (variant ncc) ---- */
 
 static bool has_read_only_protocol(void) { return strcmp(cc_alg_name, "NCC") == 0; }
@@ -443,6 +472,7 @@ int main(void)
         RUN_CASE(smart_retry_fails);
         RUN_CASE(rmw_at_server);
         RUN_CASE(recovery_commits);
+        RUN_CASE(fork_is_another_attempt);
         RUN_CASE(read_only_leaves_nothing);
         RUN_CASE(read_only_stale);
     }
