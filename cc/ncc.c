@@ -727,6 +727,16 @@ static bool smart_retry_one(struct ncc_entry *e, uint64_t t2)
     return kept;
 }
 
+/* Access a's read and write entries (NULL where it has none); false if it has neither (an
+ * insert, or a read of the read-only protocol). */
+static inline bool entries_of(const struct access *a, struct ncc_entry **rd,
+                              struct ncc_entry **wr)
+{
+    *rd = (struct ncc_entry *)(uintptr_t)a->cc_a;
+    *wr = (struct ncc_entry *)(uintptr_t)a->cc_b;
+    return *rd || *wr;
+}
+
 /* The safeguard's response of access a: its write's, else its read's. */
 static inline struct ncc_entry *response_of(const struct access *a)
 {
@@ -790,9 +800,8 @@ enum rc cc_commit(struct txn *t)
     txn_publish(t);
     for (uint32_t i = 0; i < t->nacc; i++) {
         struct access *a = &t->acc[i];
-        struct ncc_entry *rd = (struct ncc_entry *)(uintptr_t)a->cc_a;
-        struct ncc_entry *wr = (struct ncc_entry *)(uintptr_t)a->cc_b;
-        if (!rd && !wr)
+        struct ncc_entry *rd, *wr;
+        if (!entries_of(a, &rd, &wr))
             continue;
         struct ncc_row *k = key_of(a->row);
         latch(k);
@@ -807,7 +816,7 @@ enum rc cc_commit(struct txn *t)
                 if (x->ver == wr)
                     x->ver = NULL;
         }
-        if (rd)
+        if (rd && rd->linked)
             q_unlink(k, rd);
         if (k->head)
             rtc(k);
@@ -820,9 +829,8 @@ void cc_abort(struct txn *t)
 {
     for (uint32_t i = 0; i < t->nacc; i++) {
         struct access *a = &t->acc[i];
-        struct ncc_entry *rd = (struct ncc_entry *)(uintptr_t)a->cc_a;
-        struct ncc_entry *wr = (struct ncc_entry *)(uintptr_t)a->cc_b;
-        if (!rd && !wr)
+        struct ncc_entry *rd, *wr;
+        if (!entries_of(a, &rd, &wr))
             continue;
         struct ncc_row *k = key_of(a->row);
         latch(k);
