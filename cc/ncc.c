@@ -227,7 +227,7 @@ void cc_begin(struct txn *t, bool retry)
         now -= now < clock_skew_ticks ? now : clock_skew_ticks;
     uint64_t clk = now > s->last_clk ? now : s->last_clk + 1;
     s->last_clk = clk;
-    clk += net_expected_delay_ticks(); /* asynchrony aware (0 with the model off) */
+    clk += net_delay_ticks; /* asynchrony aware (0 with the model off) */
     t->ts = clk << TS_CID_BITS | (uint64_t)t->thread_id;
     if (!retry)
         s->retried = s->early = false;
@@ -575,7 +575,7 @@ static enum rc request_ro(struct txn *t, struct access *a, struct ncc_entry **ou
         uint64_t now = clock_ticks() - clock_ticks_base;
         now -= now < clock_skew_ticks ? now : clock_skew_ticks;
         /* plus the expected delay that every later t carries too (asynchrony aware) */
-        now += net_expected_delay_ticks();
+        now += net_delay_ticks;
         s->t_ro = now << TS_CID_BITS | (uint64_t)t->thread_id;
     }
     struct row *r = a->row;
@@ -688,8 +688,7 @@ enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
     /* the write of a read-modify-write the client computes: a shot of its own */
     if (net_on && !s->rmw_shot && a->cc_a && !txn_rmw_at_server) {
         s->rmw_shot = true;
-        net_shot_end_slow(&t->net);
-        net_access_slow(&t->net, r->table, r->key);
+        txn_net_new_shot(t, r);
     }
     if (request(t, a, E_WRITE, &wr) != RC_OK) {
         drop_if_linked(wr);
@@ -747,8 +746,7 @@ enum rc cc_commit(struct txn *t)
 {
     struct ncc_thread *s = t->cc;
     if (NCC_READ_ONLY && t->read_only) { /* consistent at t_ro already; nothing to send */
-        txn_net_decision_local(t);
-        txn_client_decided(t);
+        txn_client_decided(t, false);
         t->st.alg[NC_RO_ONE] += !s->retried;
         t->st.alg[NC_RETRIED] += s->retried;
         t->st.alg[NC_EARLY] += s->early;
@@ -782,8 +780,7 @@ enum rc cc_commit(struct txn *t)
                 return txn_fail(t, AR_SAFEGUARD);
         }
     }
-    txn_net_decision(t);  /* the client decides: the commit messages leave */
-    txn_client_decided(t); /* ... and answers (asynchronous commit) */
+    txn_client_decided(t, true); /* asynchronous commit: the commit messages leave */
     t->st.alg[first ? NC_SAFEGUARD : NC_SMART]++;
     t->st.alg[NC_RETRIED] += s->retried;
     t->st.alg[NC_EARLY] += s->early;

@@ -14,6 +14,7 @@
 #pragma weak cc_net_rounds
 
 bool net_on;
+uint64_t net_delay_ticks;
 static struct net_config cfg;
 
 /* Where an attempt is in its rounds. */
@@ -23,9 +24,14 @@ bool net_configure(const struct net_config *c, char *err, unsigned errlen)
 {
     cfg = *c;
     net_on = c->rtt_us > 0 || c->jitter_us > 0 || c->msg_cpu_us > 0;
+    /* clock_calibrate ran before: ticks of rtt/2 plus the mean jitter */
+    net_delay_ticks = net_on ? (uint64_t)((c->rtt_us / 2 + c->jitter_us / 2) * 1e-6 *
+                                          clock_ticks_per_s)
+                             : 0;
     if (net_on && !&cc_net_rounds) {
         snprintf(err, errlen, "this algorithm declares no network rounds (cc_net_rounds)");
         net_on = false;
+        net_delay_ticks = 0;
         return false;
     }
     return true;
@@ -203,9 +209,10 @@ void net_round_slow(struct net_txn *n)
     n->st->rounds++;
 }
 
-uint64_t net_expected_delay_ticks(void)
+void net_new_shot_slow(struct net_txn *n, const struct table *tab, uint64_t key)
 {
-    return net_on ? (uint64_t)((cfg.rtt_us / 2 + cfg.jitter_us / 2) * 1e-6 * clock_ticks_per_s) : 0;
+    net_shot_end_slow(n);
+    net_access_slow(n, tab, key);
 }
 
 void net_decision_local_slow(struct net_txn *n)

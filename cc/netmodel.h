@@ -100,8 +100,11 @@ void net_decision_slow(struct net_txn *n);
 void net_decision_local_slow(struct net_txn *n);
 /* One round to every participant (request leg, delivery, reply leg). */
 void net_round_slow(struct net_txn *n);
-/* The expected one-way delay of a message, in clock ticks (0 with the model off). */
-uint64_t net_expected_delay_ticks(void);
+/* A new shot that starts with a request to the server of (tab, key). */
+void net_new_shot_slow(struct net_txn *n, const struct table *tab, uint64_t key);
+/* The expected one-way delay of a message, in clock ticks (0 with the model off); set by
+ * net_configure. */
+extern uint64_t net_delay_ticks;
 void net_before_abort_slow(struct net_txn *n);
 
 static inline void net_begin(struct net_txn *n)

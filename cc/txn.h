@@ -133,12 +133,12 @@ static inline void txn_net_round(struct txn *t)
         net_round_slow(&t->net);
 }
 
-/* The decision of an attempt that sends no commit message (NCC's read-only protocol): the
- * client knows the outcome when its last shot's replies arrive. */
-static inline void txn_net_decision_local(struct txn *t)
+/* A request that depends on a reply of the open shot (NCC's write of a read-modify-write
+ * whose value the client computes): it goes in a new shot. A no-op when the model is off. */
+static inline void txn_net_new_shot(struct txn *t, const struct row *r)
 {
     if (net_on)
-        net_decision_local_slow(&t->net);
+        net_new_shot_slow(&t->net, r->table, r->key);
 }
 
 /* An attempt that ends with nothing to tell any server (NCC's read-only protocol): the
@@ -151,15 +151,21 @@ static inline void txn_net_end_local(struct txn *t)
     }
 }
 
-/* The client knows the outcome now (asynchronous commit: the commit messages are still
- * on their way): the end of the attempt for latency and --verify's real-time order.
- * With the network model on, txn_net_decision has set it already. */
-static inline void txn_client_decided(struct txn *t)
+/* The client decides and answers now (asynchronous commit): the end of the attempt for
+ * latency and --verify's real-time order. `messages`: commit messages go to the servers
+ * (the model's decision and commit leg, as txn_net_decision); else nothing is sent (NCC's
+ * read-only protocol). With the model off it only records the time. */
+static inline void txn_client_decided(struct txn *t, bool messages)
 {
-    if (!net_on) {
-        t->net.decided_at = clock_ticks();
-        t->net.decided_ns = t->hist ? clock_now_ns() : 0;
+    if (net_on) {
+        if (messages)
+            net_decision_slow(&t->net);
+        else
+            net_decision_local_slow(&t->net);
+        return;
     }
+    t->net.decided_at = clock_ticks();
+    t->net.decided_ns = t->hist ? clock_now_ns() : 0;
 }
 
 /* Allocates n bytes in the transaction's log area (16-byte aligned). */

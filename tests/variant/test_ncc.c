@@ -24,6 +24,7 @@
 #include "storage/index.h"
 #include "storage/mem.h"
 #include "tests/unit/check.h"
+#include "tests/variant/rows.h"
 
 #ifdef VTEST_MUTANT
 #define MUTANT 1
@@ -31,33 +32,7 @@
 #define MUTANT 0
 #endif
 
-static struct table *tab;
-
-static struct table *make_table(uint64_t nrows)
-{
-    struct schema s;
-    schema_init(&s, true); /* writer ids: the strict case checks a history */
-    schema_add(&s, "a", COL_INT64, 8);
-    schema_add(&s, "b", COL_INT64, 8);
-    schema_seal(&s);
-    struct table *t = table_create("t", &s, nrows, true);
-    for (uint64_t k = 0; k < nrows; k++) {
-        struct row *r = table_new_row(t, k);
-        cc_row_init(r);
-        idx_hash_insert(t->primary, k, r);
-    }
-    return t;
-}
-
-static struct row *R(uint64_t k) { return table_row_at(tab, k); }
-static int64_t col_a(const unsigned char *img)
-{
-    int64_t v;
-    memcpy(&v, col_ptr(&tab->schema, img, 0), 8);
-    return v;
-}
-static int64_t committed(uint64_t k) { return col_a(R(k)->data); }
-
+/* Reads column a of row k into *v (when v is not NULL). */
 static enum rc rd(struct txn *t, uint64_t k, int64_t *v)
 {
     const unsigned char *img;
@@ -66,16 +41,6 @@ static enum rc rd(struct txn *t, uint64_t k, int64_t *v)
     if (v)
         *v = col_a(img);
     return RC_OK;
-}
-
-/* read-for-update of row k, add d to column a */
-static enum rc add(struct txn *t, uint64_t k, int64_t d)
-{
-    const unsigned char *img;
-    if (txn_read_for_update(t, R(k), COL_BIT(0), &img) != RC_OK)
-        return RC_ABORT;
-    int64_t v = col_a(img) + d;
-    return txn_write(t, R(k), 0, &v);
 }
 
 /* The algorithm's counter `name` of t (cc_alg_counter_names). */
@@ -459,7 +424,7 @@ int main(void)
 {
     clock_calibrate();
     cc_init(NT);
-    tab = make_table(16);
+    tab = make_table(16, true);
     for (int i = 0; i < NT; i++) {
         T[i] = txn_create(i, false);
         cc_thread_init(T[i]);

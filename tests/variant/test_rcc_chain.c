@@ -12,43 +12,7 @@
 #include "cc/txn.h"
 #include "storage/index.h"
 #include "tests/unit/check.h"
-
-static struct table *tab;
-
-static struct table *make_table(uint64_t nrows)
-{
-    struct schema s;
-    schema_init(&s, false);
-    schema_add(&s, "a", COL_INT64, 8);
-    schema_add(&s, "b", COL_INT64, 8);
-    schema_seal(&s);
-    struct table *t = table_create("t", &s, nrows, true);
-    for (uint64_t k = 0; k < nrows; k++) {
-        struct row *r = table_new_row(t, k);
-        cc_row_init(r);
-        idx_hash_insert(t->primary, k, r);
-    }
-    return t;
-}
-
-static struct row *R(uint64_t k) { return table_row_at(tab, k); }
-static int64_t col_a(const unsigned char *img)
-{
-    int64_t v;
-    memcpy(&v, col_ptr(&tab->schema, img, 0), 8);
-    return v;
-}
-static int64_t committed(uint64_t k) { return col_a(R(k)->data); }
-
-/* read-for-update of row k, add d to column a */
-static enum rc add(struct txn *t, uint64_t k, int64_t d)
-{
-    const unsigned char *img;
-    if (txn_read_for_update(t, R(k), COL_BIT(0), &img) != RC_OK)
-        return RC_ABORT;
-    int64_t v = col_a(img) + d;
-    return txn_write(t, R(k), 0, &v);
-}
+#include "tests/variant/rows.h"
 
 static struct txn *T[4];
 
@@ -190,7 +154,7 @@ static void column_disjoint(void)
 int main(void)
 {
     cc_init(4);
-    tab = make_table(16);
+    tab = make_table(16, false);
     for (int i = 0; i < 4; i++) {
         T[i] = txn_create(i, false);
         cc_thread_init(T[i]);
