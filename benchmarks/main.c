@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "benchmarks/build_info.h"
 #include "benchmarks/driver.h"
 #include "benchmarks/progress.h"
 #include "benchmarks/report.h"
@@ -24,6 +25,8 @@ _Static_assert((int)PIN_COMPACT == (int)TOPO_COMPACT && (int)PIN_SCATTER == (int
 /* Optional in an algorithm (cc.h): weak, so algorithms that claim less need not say. */
 extern const bool cc_alg_strict __attribute__((weak));
 extern const bool cc_alg_recoverable __attribute__((weak));
+/* The sketch timestamp store's size (cc/ts_sketch.c), where the variant has one. */
+extern size_t ts_sketch_bytes __attribute__((weak));
 
 int main(int argc, char **argv)
 {
@@ -49,6 +52,13 @@ int main(int argc, char **argv)
     if (o.fail_commit_at_s > 0 && !(&cc_alg_recoverable && cc_alg_recoverable)) {
         fprintf(stderr, "rundb: --fail-commit-at: %s has no recovery protocol (only NCC)\n",
                 cc_alg_name);
+        return 2;
+    }
+    if (&ts_sketch_bytes)
+        ts_sketch_bytes = (size_t)o.sketch_kib * 1024;
+    else if (o.sketch_kib != 32) {
+        fprintf(stderr, "rundb: --sketch-kib: %s keeps no sketch (only the *-sketch variants)\n",
+                build_variant);
         return 2;
     }
     char err[200];

@@ -78,6 +78,9 @@ static const struct opt_def defs[] = {
     {"recovery-timeout-ms", OK_DOUBLE, OFF(recovery_timeout_ms), 1, 1e7, false, "1000",
      "client failure: milliseconds the backup coordinator waits after a transaction's last "
      "shot before it recovers the transaction"},
+    {"sketch-kib", OK_INT, OFF(sketch_kib), 1, 1 << 20, false, "32",
+     "variants with the sketch timestamp store (FPSketch: *-sketch): KiB of the max-sketch "
+     "that holds the timestamps of inactive keys (other variants: an error)"},
     {"backoff-max-us", OK_DOUBLE, OFF(backoff_max_us), 0, 1e6, false, "64",
      "cap of the randomised exponential back-off before a retry, microseconds"},
     {"series-interval", OK_DOUBLE, OFF(series_interval_s), 0.01, 60, false, "1",

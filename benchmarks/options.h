@@ -31,6 +31,7 @@ struct options {
     double net_rtt_us, net_jitter_us, net_msg_cpu_us;
     int servers;
     double clock_skew_us; /* timestamp algorithms: odd threads' clocks this far behind */
+    int sketch_kib;             /* sketch timestamp stores: KiB of the sketch */
     double fail_commit_at_s;    /* client failure at this second of the run; 0: none */
     double recovery_timeout_ms; /* the backup coordinator's wait after a failure */
     /* ycsb */

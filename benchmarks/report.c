@@ -19,6 +19,7 @@
 /* Optional in an algorithm (cc.h): weak references, NULL where it does not define them. */
 extern const bool cc_alg_strict __attribute__((weak));
 extern const char *const cc_alg_counter_names[CC_ALG_COUNTERS] __attribute__((weak));
+extern void cc_report_json(FILE *f) __attribute__((weak));
 static bool alg_strict(void) { return &cc_alg_strict && cc_alg_strict; }
 
 static void cpu_model(char *buf, size_t n)
@@ -212,6 +213,12 @@ static void write_json(FILE *f, const struct report_in *in)
                     st->commits ? (double)r->shared_writes[k] / (double)st->commits : 0.0);
         fputs("},", f);
     }
+    fputs("\"cc_state\":", f);
+    if (cc_report_json)
+        cc_report_json(f);
+    else
+        fputs("null", f);
+    fputc(',', f);
     open_loop_json(f, in);
     network_json(f, in);
     recovery_json(f, in);

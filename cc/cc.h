@@ -18,6 +18,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "cc/stats.h"
 
@@ -148,6 +149,11 @@ extern const bool cc_alg_recoverable;
 /* Optional: names of the algorithm's own counters (struct txn_stats' alg[i], NULL where
  * unused), reported per committed transaction in the result's "alg_counters". */
 extern const char *const cc_alg_counter_names[CC_ALG_COUNTERS];
+
+/* Optional: writes the algorithm's end-of-run state as one JSON object (the timestamp
+ * store's memory, live versions), reported as the result's "cc_state" (null where the
+ * algorithm does not define it). */
+void cc_report_json(FILE *f);
 
 /* Once per run, before/after the workers (e.g. Silo's epoch thread). */
 void cc_init(int nthreads);

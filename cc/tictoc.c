@@ -44,6 +44,7 @@
  */
 #include <stdlib.h>
 
+#include "cc/ts_store.h"
 #include "cc/txn.h"
 #include "storage/wait.h"
 #include "storage/shared_writes.h"
@@ -59,15 +60,17 @@ const struct cc_net_rounds cc_net_rounds = {.prepare = true, .decides_in_commit 
 #define DELTA_MAX ((uint64_t)0x7fff)
 #define WTS_MASK (((uint64_t)1 << DELTA_SHIFT) - 1)
 #define ACC_LOCKED 1          /* a->cc_flags: this attempt holds the row's lock bit */
+#define ACC_HELD 2            /* a->cc_flags: a->cc_ptr is the key's acquired entry */
 
-struct tictoc_row {
-    _Atomic uint64_t word;
-};
-_Static_assert(sizeof(struct tictoc_row) <= CC_META_SIZE, "tictoc: CC_META_SIZE too small");
+const char *const cc_alg_counter_names[CC_ALG_COUNTERS] = {TS_COUNTER_NAMES};
+_Static_assert(TS_ROW_META_BYTES <= CC_META_SIZE || !TS_STORE_SKETCH,
+               "tictoc: CC_META_SIZE too small");
+_Static_assert(sizeof(uint64_t) <= CC_META_SIZE, "tictoc: CC_META_SIZE too small");
 
-static inline _Atomic uint64_t *row_word(struct row *r)
+/* The key's word: w[0] of its timestamp-store entry (the row store: the row's slot). */
+static inline _Atomic uint64_t *acc_word(const struct access *a)
 {
-    return &((struct tictoc_row *)(void *)r->cc)->word;
+    return &((struct ts_entry *)a->cc_ptr)->w[0];
 }
 static inline uint64_t w_wts(uint64_t w)
 {
@@ -78,11 +81,37 @@ static inline uint64_t w_rts(uint64_t w)
     return (w & WTS_MASK) + ((w >> DELTA_SHIFT) & DELTA_MAX);
 }
 
+/* The timestamp store's view of the word (cc/ts_store.h); nobody holds the key. */
+void cc_ts_fold(const struct ts_entry *e, uint64_t *wts, uint64_t *rts)
+{
+    uint64_t v = atomic_load_explicit(&e->w[0], memory_order_relaxed);
+    *wts = w_wts(v);
+    *rts = w_rts(v);
+}
+void cc_ts_unfold(struct ts_entry *e, uint64_t wts, uint64_t rts)
+{
+    /* the bounds of wts and rts are separate maxima: rts may be the smaller one */
+    if (rts < wts)
+        rts = wts;
+    if (rts - wts > DELTA_MAX) /* compression: a later wts, as validate_read does */
+        wts = rts - DELTA_MAX;
+    atomic_store_explicit(&e->w[0], (rts - wts) << DELTA_SHIFT | wts, memory_order_relaxed);
+}
+
 void cc_init(int nthreads)
 {
-    (void)nthreads;
+    ts_store_init(nthreads);
 }
-void cc_fini(void) {}
+void cc_fini(void)
+{
+    ts_store_fini();
+}
+void cc_report_json(FILE *f)
+{
+    fputs("{\"ts_store\":", f);
+    ts_store_json(f);
+    fputc('}', f);
+}
 void cc_thread_init(struct txn *t)
 {
     (void)t;
@@ -93,7 +122,7 @@ void cc_thread_fini(struct txn *t)
 }
 void cc_row_init(struct row *r)
 {
-    atomic_init(row_word(r), 0);
+    ts_row_init(r);
 }
 
 void cc_begin(struct txn *t, bool retry)
@@ -106,13 +135,17 @@ void cc_begin(struct txn *t, bool retry)
 
 enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
 {
+    if (a->type == ACC_NONE) {
+        a->cc_ptr = ts_acquire(t, a->row);
+        a->cc_flags |= ACC_HELD;
+    }
     if (occ_access_private(a, type)) /* upgrade or insert */
         return RC_OK;
     struct row *r = a->row;
     a->type = (uint8_t)type;
     uint32_t size = r->table->schema.data_size;
     a->data = txn_alloc(t, size);
-    _Atomic uint64_t *w = row_word(r);
+    _Atomic uint64_t *w = acc_word(a);
     struct waiter wt = WAITER_LATCH;
     uint64_t v;
     for (;;) {
@@ -142,7 +175,7 @@ enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
 /* Extends rts of the version read by a to at least ts (Step 3 for one entry). */
 static enum rc validate_read(struct txn *t, struct access *a, uint64_t ts)
 {
-    _Atomic uint64_t *w = row_word(a->row);
+    _Atomic uint64_t *w = acc_word(a);
     /* seq_cst: with the seq_cst lock CAS of Step 1 it orders our locks before this read
      * (two committers that read each other's written rows see each other's lock) */
     uint64_t v = atomic_load(w);
@@ -164,6 +197,41 @@ static enum rc validate_read(struct txn *t, struct access *a, uint64_t ts)
     }
 }
 
+
+/* Releases the timestamp-store entries of the attempt (after its locks). */
+static void release_entries(struct txn *t)
+{
+    for (uint32_t i = 0; i < t->nacc; i++) {
+        struct access *a = &t->acc[i];
+        if (a->cc_flags & ACC_HELD)
+            ts_release(t, a->row, a->cc_ptr);
+        a->cc_flags = 0;
+    }
+}
+
+/* Sketch store: counts a failed commit whose commit timestamp (as the stamps seen at
+ * the reads make it) the sketch's bounds raised above what exact stamps give: an upper
+ * bound of the aborts the sketch added (a higher commit timestamp must extend more read
+ * timestamps, which can fail). */
+static void count_sketch_abort(struct txn *t)
+{
+    if (!TS_STORE_SKETCH || (t->reason != AR_VALIDATION && t->reason != AR_WRITE_LOCK))
+        return;
+    uint64_t ts = 0, exact = 0;
+    for (uint32_t i = 0; i < t->nacc; i++) {
+        struct access *a = &t->acc[i];
+        if (a->type == ACC_INSERT || !(a->cc_flags & ACC_HELD))
+            continue;
+        uint64_t w = a->cc_a, r = a->cc_b;
+        uint64_t need = a->type == ACC_READ ? w : r + 1;
+        ts = need > ts ? need : ts;
+        ts_exact(a->cc_ptr, &w, &r);
+        need = a->type == ACC_READ ? w : r + 1;
+        exact = need > exact ? need : exact;
+    }
+    if (ts > exact)
+        t->st.alg[TS_CTR_FALSE_ABORTS]++;
+}
 
 enum rc cc_commit(struct txn *t)
 {
@@ -187,7 +255,7 @@ enum rc cc_commit(struct txn *t)
      * validate_read */
     for (uint32_t i = 0; i < nw; i++) {
         struct access *a = ws[i];
-        _Atomic uint64_t *w = row_word(a->row);
+        _Atomic uint64_t *w = acc_word(a);
         /* relaxed: a first guess for the CAS, which decides */
         uint64_t v = atomic_load_explicit(w, memory_order_relaxed);
         do {
@@ -224,15 +292,16 @@ enum rc cc_commit(struct txn *t)
          * publishes it with its data */
         if (t->acc[i].type == ACC_INSERT) {
             SHW(SHW_ROW);
-            atomic_store_explicit(row_word(t->acc[i].row), ts, memory_order_relaxed);
+            atomic_store_explicit(acc_word(&t->acc[i]), ts, memory_order_relaxed);
         }
     txn_publish(t);
     for (uint32_t i = 0; i < nw; i++) {
         /* release: wts = rts = ts, unlocked; publishes the image; pairs with the
          * acquire load of cc_access */
         SHW(SHW_ROW);
-        atomic_store_explicit(row_word(ws[i]->row), ts, memory_order_release);
+        atomic_store_explicit(acc_word(ws[i]), ts, memory_order_release);
     }
+    release_entries(t);
     return RC_OK;
 }
 
@@ -241,7 +310,7 @@ void cc_abort(struct txn *t)
     for (uint32_t i = 0; i < t->nacc; i++) {
         struct access *a = &t->acc[i];
         if (a->cc_flags & ACC_LOCKED) {
-            _Atomic uint64_t *w = row_word(a->row);
+            _Atomic uint64_t *w = acc_word(a);
             /* relaxed load: we hold the lock, nobody else writes the word. release
              * store: unlocks the unchanged version; pairs with the acquire load of
              * cc_access (nothing was installed) */
@@ -251,4 +320,6 @@ void cc_abort(struct txn *t)
             a->cc_flags &= (uint16_t)~ACC_LOCKED;
         }
     }
+    count_sketch_abort(t);
+    release_entries(t);
 }

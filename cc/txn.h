@@ -41,6 +41,7 @@ struct access {
     uint32_t cc_u32;   /* algorithm-owned */
     uint64_t cc_a;     /* algorithm-owned (e.g. observed version) */
     uint64_t cc_b;     /* algorithm-owned */
+    void *cc_ptr;      /* algorithm-owned (e.g. the key's timestamp-store entry) */
 };
 
 /* A deferred ordered-index operation (txn_index_insert / txn_index_remove). */

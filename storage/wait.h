@@ -189,6 +189,7 @@ static inline void wait_txn_end(void)
     X(WAIT_BACKOFF, "back-off before a retry") /* the driver */                                \
     X(WAIT_NETWORK, "in a network leg")      /* the network model (cc/netmodel.h) */           \
     X(WAIT_RESPONSE, "waiting for a response") /* NCC: response timing control */            \
+    X(WAIT_PENDING, "waiting for an older pending write") /* timestamp ordering (STO, MVTO) */\
     X(WAIT_EXITED, "finished")               /* the worker left its loop */
 
 #define WAIT_ENUM_(e, s) e,

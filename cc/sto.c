@@ -1,0 +1,281 @@
+/* STO: strict timestamp ordering (Bernstein & Goodman; seed 002's STO), over a timestamp
+ * store (cc/ts_store.h: `row` or `sketch`, chosen by the variant).
+ *
+ * Each attempt takes a timestamp ts at begin (txn_priority_ts: unique, no shared write);
+ * a retry takes a new one (with the old one it would meet the same late stamps again).
+ * Conflicting operations execute in timestamp order; an operation that arrives too late
+ * aborts its transaction (AR_TS_ORDER). Strict: a transaction reads only committed data,
+ * so nothing cascades.
+ *
+ * Key state (one ts_entry of three words, all under the latch bit):
+ *     w[0]  bit 63: latch; bits 0..62: ts of the pending (uncommitted) writer, 0: none
+ *     w[1]  wts: commit ts of the committed version the row holds
+ *     w[2]  rts: the largest ts that read it (or wrote over it)
+ *
+ * Invariants (each holds whenever the latch is free):
+ *   I1 The row's data is the committed version whose commit ts is wts; it changes only
+ *      under the latch, together with wts (so a reader's copy under the latch is one
+ *      version, and its ts >= wts).
+ *   I2 At most one pending writer per key; it passed ts >= wts and ts >= rts when it
+ *      claimed the key, and keeps the claim until it commits or aborts. A read at
+ *      ts > pending waits for the writer's end (reads of uncommitted writes wait); a read
+ *      at ts < pending reads the committed version (it is ordered before the writer).
+ *   I3 wts and rts only grow (both stamps are monotone, as the sketch store needs).
+ *   I4 A write claim at ts is refused (abort) when ts < wts or ts < rts (a later
+ *      transaction already wrote or read the key), or when a pending writer has a
+ *      larger ts; it waits when the pending writer is older.
+ *
+ * Rules: read at ts: abort if ts < wts; wait while an older writer is pending; else
+ * rts = max(rts, ts) and copy the data. Write claim at ts (read for update, write,
+ * delete): I4, then pending = ts, rts = max(rts, ts), copy the data. An upgrade of a read
+ * keeps its copy: after our read rts >= ts, so no older writer can claim the key (I4),
+ * and a newer writer's commit would make wts > ts, which the claim checks.
+ * Commit (cannot fail): for each claimed key, under its latch, install the written
+ * columns and set wts = ts (I1); publish inserts and deletes (txn_publish) while the
+ * claims still exclude other writers and the readers that must wait; then clear the
+ * claims. Inserted rows get wts = rts = ts before they are published. Abort: clear the
+ * claims (nothing was installed), release the entries.
+ *
+ * No deadlock: a transaction waits only for a pending writer with a smaller ts, so every
+ * wait goes to an older transaction and no cycle forms.
+ *
+ * Memory orders: the latch's acquire CAS and release store order everything under it;
+ * data is copied and installed with relaxed word accesses under the latch.
+ */
+#include <stdlib.h>
+
+#include "cc/ts_store.h"
+#include "cc/txn.h"
+#include "storage/wait.h"
+#include "storage/shared_writes.h"
+
+const char cc_alg_name[] = "STO";
+const bool cc_alg_serializable = true;
+/* Network rounds (cc/netmodel.h): reads and write claims execute at the servers, and
+ * commit cannot fail: execute, then one commit round. */
+const struct cc_net_rounds cc_net_rounds = {.prepare = false};
+const char *const cc_alg_counter_names[CC_ALG_COUNTERS] = {TS_COUNTER_NAMES};
+
+#define LATCH ((uint64_t)1 << 63)
+#define ACC_HELD 1    /* a->cc_flags: a->cc_ptr is an acquired entry */
+#define ACC_CLAIMED 2 /* a->cc_flags: this attempt is the key's pending writer */
+
+_Static_assert(TS_ROW_META_BYTES <= CC_META_SIZE, "sto: CC_META_SIZE too small");
+
+void cc_ts_fold(const struct ts_entry *e, uint64_t *wts, uint64_t *rts)
+{
+    *wts = atomic_load_explicit(&e->w[1], memory_order_relaxed);
+    *rts = atomic_load_explicit(&e->w[2], memory_order_relaxed);
+}
+
+void cc_ts_unfold(struct ts_entry *e, uint64_t wts, uint64_t rts)
+{
+    atomic_store_explicit(&e->w[0], 0, memory_order_relaxed);
+    atomic_store_explicit(&e->w[1], wts, memory_order_relaxed);
+    atomic_store_explicit(&e->w[2], rts, memory_order_relaxed);
+}
+
+void cc_init(int nthreads)
+{
+    ts_store_init(nthreads);
+}
+void cc_fini(void)
+{
+    ts_store_fini();
+}
+void cc_thread_init(struct txn *t)
+{
+    (void)t;
+}
+void cc_thread_fini(struct txn *t)
+{
+    (void)t;
+}
+void cc_row_init(struct row *r)
+{
+    ts_row_init(r);
+}
+void cc_report_json(FILE *f)
+{
+    fputs("{\"ts_store\":", f);
+    ts_store_json(f);
+    fputc('}', f);
+}
+
+void cc_begin(struct txn *t, bool retry)
+{
+    (void)retry;
+    t->ts = txn_priority_ts(t);
+}
+
+static inline uint64_t latch(struct ts_entry *e)
+{
+    _Atomic uint64_t *w = &e->w[0];
+    /* relaxed: a first guess for the CAS */
+    uint64_t v = atomic_load_explicit(w, memory_order_relaxed);
+    struct waiter wt = WAITER_LATCH;
+    for (;;) {
+        /* acquire: pairs with unlatch's release; everything under the latch is ordered */
+        if (!(v & LATCH) && atomic_compare_exchange_weak_explicit(
+                                w, &v, v | LATCH, memory_order_acquire, memory_order_relaxed))
+            break;
+        if (v & LATCH) {
+            wait_round(&wt);
+            v = atomic_load_explicit(w, memory_order_relaxed);
+        }
+    }
+    SHW(SHW_ROW);
+    return v; /* the pending writer's ts (0: none) */
+}
+
+static inline void unlatch(struct ts_entry *e, uint64_t pending)
+{
+    SHW(SHW_ROW);
+    atomic_store_explicit(&e->w[0], pending, memory_order_release);
+}
+
+static inline uint64_t get(struct ts_entry *e, int i)
+{
+    return atomic_load_explicit(&e->w[i], memory_order_relaxed); /* under the latch */
+}
+static inline void set(struct ts_entry *e, int i, uint64_t v)
+{
+    atomic_store_explicit(&e->w[i], v, memory_order_relaxed); /* under the latch */
+}
+
+/* A too-late operation: counts it as added by the sketch if the exact stamps would have
+ * let it pass (read: ts >= wts; write: ts >= wts and ts >= rts). */
+static enum rc too_late(struct txn *t, struct ts_entry *e, uint64_t wts, uint64_t rts,
+                        bool write)
+{
+    if (ts_exact(e, &wts, &rts) && t->ts >= wts && (!write || t->ts >= rts))
+        t->st.alg[TS_CTR_FALSE_ABORTS]++;
+    return txn_fail(t, AR_TS_ORDER);
+}
+
+/* One round of waiting (latch released) for the end of the pending writer `pending`,
+ * older than us; the caller decides again after it. */
+static enum rc wait_writer(struct txn *t, struct waiter *wt, struct row *r, uint64_t pending)
+{
+    int thread = (int)(pending & ((1u << PRIO_THREAD_BITS) - 1));
+    if (wt->on != thread) /* another writer than the last round's: a wait of its own */
+        *wt = WAITER(thread);
+    uint64_t start = txn_timer_start();
+    wait_note(WAIT_PENDING, r, thread);
+    wait_round(wt);
+    wait_end();
+    txn_wait_done(t, start);
+    return wait_stopped() ? txn_fail(t, AR_STOPPED) : RC_OK;
+}
+
+/* The read rule or the write claim (I4) on key e of a->row at t->ts; copies the data
+ * unless the access already has a copy. */
+static enum rc execute(struct txn *t, struct access *a, struct ts_entry *e, bool write)
+{
+    struct row *r = a->row;
+    struct waiter wt = WAITER(WAIT_BLIND);
+    for (;;) {
+        uint64_t pending = latch(e) & ~LATCH;
+        uint64_t wts = get(e, 1), rts = get(e, 2);
+        if (t->ts < wts || (write && t->ts < rts)) {
+            unlatch(e, pending);
+            return too_late(t, e, wts, rts, write);
+        }
+        if (pending && pending < t->ts) { /* an older writer: its outcome first (I2) */
+            unlatch(e, pending);
+            if (wait_writer(t, &wt, r, pending) != RC_OK)
+                return RC_ABORT;
+            continue;
+        }
+        if (pending && pending != t->ts && write) { /* a younger writer claimed it (I4) */
+            unlatch(e, pending);
+            return txn_fail(t, AR_TS_ORDER);
+        }
+        /* a read ordered before a younger pending writer reads the committed version */
+        if (rts < t->ts)
+            set(e, 2, t->ts);
+        if (!a->data) {
+            uint32_t size = r->table->schema.data_size;
+            a->data = txn_alloc(t, size);
+            row_copy_relaxed(a->data, r, size);
+        }
+        if (write) {
+            pending = t->ts;
+            a->cc_flags |= ACC_CLAIMED;
+        }
+        unlatch(e, pending);
+        return RC_OK;
+    }
+}
+
+enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
+{
+    if (a->type == ACC_NONE) {
+        a->cc_ptr = ts_acquire(t, a->row);
+        a->cc_flags |= ACC_HELD;
+        if (type == ACC_INSERT) { /* private until commit: in place, nothing to check */
+            a->data = a->row->data;
+            a->in_place = 1;
+            a->type = ACC_INSERT;
+            return RC_OK;
+        }
+        a->data = NULL;
+    }
+    if (!(a->cc_flags & ACC_CLAIMED) && a->type != ACC_INSERT) {
+        bool write = type == ACC_WRITE || type == ACC_DELETE;
+        if (execute(t, a, a->cc_ptr, write) != RC_OK) {
+            if (a->type == ACC_NONE) { /* the generic layer forgets a new entry */
+                ts_release(t, a->row, a->cc_ptr);
+                a->cc_flags = 0;
+            }
+            return RC_ABORT;
+        }
+    }
+    a->type = (uint8_t)type;
+    return RC_OK;
+}
+
+/* Clears the claims of this attempt and releases its entries. */
+static void release_all(struct txn *t)
+{
+    for (uint32_t i = 0; i < t->nacc; i++) {
+        struct access *a = &t->acc[i];
+        if (a->cc_flags & ACC_CLAIMED) {
+            struct ts_entry *e = a->cc_ptr;
+            latch(e);
+            unlatch(e, 0); /* waiters watch our thread: woken at the transaction's end */
+        }
+        if (a->cc_flags & ACC_HELD)
+            ts_release(t, a->row, a->cc_ptr);
+        a->cc_flags = 0;
+    }
+}
+
+enum rc cc_commit(struct txn *t)
+{
+    for (uint32_t i = 0; i < t->nacc; i++) {
+        struct access *a = &t->acc[i];
+        struct ts_entry *e = a->cc_ptr;
+        if (a->cc_flags & ACC_CLAIMED) {
+            /* I1: the new version and its wts at once, claim kept until published */
+            latch(e);
+            row_install_written(a);
+            set(e, 1, t->ts);
+            if (get(e, 2) < t->ts)
+                set(e, 2, t->ts);
+            unlatch(e, t->ts);
+        } else if (a->type == ACC_INSERT) {
+            /* relaxed under the latch-free private row; txn_publish (release) publishes */
+            set(e, 1, t->ts);
+            set(e, 2, t->ts);
+        }
+    }
+    txn_publish(t);
+    release_all(t);
+    return RC_OK;
+}
+
+void cc_abort(struct txn *t)
+{
+    release_all(t);
+}

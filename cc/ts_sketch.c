@@ -1,0 +1,297 @@
+/* FPSketch (seed 002): the `sketch` timestamp store of cc/ts_store.h.
+ *
+ * Two parts:
+ *
+ *   Active table: a hash table of the keys that running transactions hold, keyed by the
+ *   row (rows never move or die while the table lives, so the row's address names the
+ *   key). Buckets are cache-line slots with a spin lock in the first; a bucket's other
+ *   keys hang off it in overflow slots, which stay linked once made (reused, never
+ *   freed before ts_store_fini). A slot holds the key, its holders' count, the bounds it
+ *   was unfolded with and the entry (the algorithm's words).
+ *
+ *   Sketch: SKETCH_D rows of `width` cells, each cell a pair of maxima (wts, rts). A key
+ *   hashes to one cell per row; folding a key raises each of its cells to the key's
+ *   stamps; the bound of a key is the minimum over its cells.
+ *
+ * Invariants:
+ *   S1 (never under-estimates) For every key, each of its cells holds at least the
+ *      stamps the key had when it last folded: a fold raises all SKETCH_D cells, and
+ *      cells only grow (atomic max), so their minimum does too.
+ *   S2 (active keys exact) A key has at most one slot with refs > 0, found through its
+ *      bucket; acquire and release of a key take its bucket's lock, and the slot is
+ *      unfolded by its first holder and folded by its last, both under that lock. So
+ *      every access to an entry happens between its unfold and its fold, and the entry
+ *      is the key's only copy while anyone holds it.
+ *   S3 (ordering) The bucket lock orders a key's fold before its next unfold (lock
+ *      acquire/release), so an unfold sees at least the cells its key's last fold wrote
+ *      (cell stores are relaxed: only their values matter, and other keys' stores only
+ *      raise them, which S1 allows).
+ *   S4 (shadow, measurement only) The row's metadata slot holds the exact stamps the
+ *      key had when it last folded: the stamps the algorithm set while the key was
+ *      active, or the exact stamps it came in with for a stamp it did not change. It is
+ *      written at the fold and read at the unfold (both under the bucket lock) and by
+ *      ts_exact of a holder; the protocol never decides by it. shadow <= bounds (S1).
+ *
+ * Shared writes: bucket locks, slots and the cells a fold raises are per-key words (as
+ * an index bucket is), counted as SHW_INDEX; the shadow is the row's (SHW_ROW).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cc/ts_store.h"
+#include "cc/txn.h"
+#include "storage/wait.h"
+
+#define SKETCH_D 4
+/* Active buckets: at least this many per thread (a transaction's keys), a power of two. */
+#define BUCKETS_PER_THREAD 64
+#define MIN_BUCKETS 256
+
+/* Bytes of the sketch (--sketch-kib; options.c finds the flag's target here, weakly). */
+size_t ts_sketch_bytes = 32 * 1024;
+
+struct cell {
+    _Atomic uint64_t wts, rts;
+};
+
+struct ts_slot {
+    _Atomic uint32_t lock; /* the bucket's lock (bucket heads only) */
+    uint32_t refs;         /* holders; 0: free (key is NULL) */
+    const struct row *key;
+    struct ts_slot *next;  /* the bucket's overflow slots (heads only link them) */
+    uint64_t bound_w, bound_r; /* the stamps the entry was unfolded with */
+    struct ts_entry e;
+};
+_Static_assert(sizeof(struct ts_slot) == 64, "a slot is one cache line");
+
+struct shadow {
+    uint64_t wts, rts;
+};
+_Static_assert(sizeof(struct shadow) <= CC_META_SIZE, "ts_sketch: CC_META_SIZE too small");
+
+static struct cell *cells;     /* SKETCH_D x width */
+static uint32_t width;
+static struct ts_slot *buckets;
+static uint64_t bucket_mask;
+static _Atomic uint64_t overflow_slots; /* made so far (rare: one per new chain depth) */
+
+static inline struct shadow *row_shadow(const struct row *r)
+{
+    return (struct shadow *)(void *)r->cc;
+}
+
+static inline uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    x ^= x >> 33;
+    return x;
+}
+
+/* The key's cell in sketch row i: double hashing of a second mix, mapped onto [0,
+ * width) by a multiply-shift (width need not be a power of two). */
+static inline struct cell *cell_of(uint64_t h, int i)
+{
+    uint64_t g = mix64(h ^ 0x9e3779b97f4a7c15ULL);
+    uint32_t a = (uint32_t)g, b = (uint32_t)(g >> 32) | 1;
+    uint32_t x = a + (uint32_t)i * b;
+    return &cells[(size_t)i * width + (uint32_t)(((uint64_t)x * width) >> 32)];
+}
+
+static inline void cell_raise(_Atomic uint64_t *c, uint64_t v)
+{
+    /* relaxed: see S3 */
+    uint64_t cur = atomic_load_explicit(c, memory_order_relaxed);
+    while (cur < v) {
+        SHW(SHW_INDEX);
+        if (atomic_compare_exchange_weak_explicit(c, &cur, v, memory_order_relaxed,
+                                                  memory_order_relaxed))
+            break;
+    }
+}
+
+static void bounds(uint64_t h, uint64_t *wts, uint64_t *rts)
+{
+    uint64_t w = UINT64_MAX, r = UINT64_MAX;
+    for (int i = 0; i < SKETCH_D; i++) {
+        struct cell *c = cell_of(h, i);
+        uint64_t cw = atomic_load_explicit(&c->wts, memory_order_relaxed);
+        uint64_t cr = atomic_load_explicit(&c->rts, memory_order_relaxed);
+        w = cw < w ? cw : w;
+        r = cr < r ? cr : r;
+    }
+    *wts = w;
+    *rts = r;
+}
+
+void ts_store_init(int nthreads)
+{
+    width = (uint32_t)(ts_sketch_bytes / (SKETCH_D * sizeof(struct cell)));
+    if (width == 0)
+        width = 1;
+    cells = aligned_alloc(64, ((size_t)SKETCH_D * width * sizeof(struct cell) + 63) & ~(size_t)63);
+    uint64_t n = MIN_BUCKETS;
+    while (n < (uint64_t)nthreads * BUCKETS_PER_THREAD)
+        n <<= 1;
+    buckets = aligned_alloc(64, n * sizeof(struct ts_slot));
+    if (!cells || !buckets) {
+        fprintf(stderr, "ts_sketch: out of memory\n");
+        exit(1);
+    }
+    for (size_t i = 0; i < (size_t)SKETCH_D * width; i++) {
+        atomic_init(&cells[i].wts, 0);
+        atomic_init(&cells[i].rts, 0);
+    }
+    memset(buckets, 0, n * sizeof(struct ts_slot));
+    bucket_mask = n - 1;
+    atomic_init(&overflow_slots, 0);
+}
+
+void ts_store_fini(void)
+{
+    for (uint64_t i = 0; i <= bucket_mask; i++)
+        for (struct ts_slot *s = buckets[i].next, *n; s; s = n) {
+            n = s->next;
+            free(s);
+        }
+    free(buckets);
+    free(cells);
+    buckets = NULL;
+    cells = NULL;
+}
+
+void ts_row_init(struct row *r)
+{
+    struct shadow *s = row_shadow(r);
+    s->wts = s->rts = 0;
+}
+
+static inline void bucket_lock(struct ts_slot *b)
+{
+    uint32_t z = 0;
+    /* acquire: pairs with bucket_unlock's release (S2, S3) */
+    if (atomic_compare_exchange_strong_explicit(&b->lock, &z, 1, memory_order_acquire,
+                                                memory_order_relaxed)) {
+        SHW(SHW_INDEX);
+        return;
+    }
+    struct waiter wt = WAITER_LATCH;
+    for (;;) {
+        z = 0;
+        if (atomic_load_explicit(&b->lock, memory_order_relaxed) == 0 &&
+            atomic_compare_exchange_weak_explicit(&b->lock, &z, 1, memory_order_acquire,
+                                                  memory_order_relaxed))
+            break;
+        wait_round(&wt);
+    }
+    SHW(SHW_INDEX);
+}
+
+static inline void bucket_unlock(struct ts_slot *b)
+{
+    SHW(SHW_INDEX);
+    atomic_store_explicit(&b->lock, 0, memory_order_release);
+}
+
+struct ts_entry *ts_acquire(struct txn *t, struct row *r)
+{
+    uint64_t h = mix64((uint64_t)(uintptr_t)r);
+    struct ts_slot *b = &buckets[h & bucket_mask], *s, *free_slot = NULL;
+    bucket_lock(b);
+    for (s = b; s; s = s->next) {
+        if (s->refs && s->key == r)
+            break;
+        if (!s->refs && !free_slot)
+            free_slot = s;
+    }
+    if (s) {
+        s->refs++;
+        SHW(SHW_INDEX);
+        bucket_unlock(b);
+        return &s->e;
+    }
+    if (!free_slot) { /* a new overflow slot, linked after the head for good */
+        free_slot = aligned_alloc(64, sizeof(*free_slot));
+        if (!free_slot) {
+            fprintf(stderr, "ts_sketch: out of memory\n");
+            exit(1);
+        }
+        memset(free_slot, 0, sizeof(*free_slot));
+        free_slot->next = b->next;
+        b->next = free_slot;
+        atomic_fetch_add_explicit(&overflow_slots, 1, memory_order_relaxed);
+    }
+    s = free_slot;
+    s->key = r;
+    s->refs = 1;
+    bounds(h, &s->bound_w, &s->bound_r);
+    cc_ts_unfold(&s->e, s->bound_w, s->bound_r);
+    SHW(SHW_INDEX);
+    const struct shadow *sh = row_shadow(r);
+    t->st.alg[TS_CTR_ACTIVATIONS]++;
+    if (s->bound_w != sh->wts || s->bound_r != sh->rts)
+        t->st.alg[TS_CTR_INFLATED]++;
+    bucket_unlock(b);
+    return &s->e;
+}
+
+void ts_release(struct txn *t, struct row *r, struct ts_entry *e)
+{
+    (void)t;
+    struct ts_slot *s = (struct ts_slot *)(void *)((char *)e - offsetof(struct ts_slot, e));
+    uint64_t h = mix64((uint64_t)(uintptr_t)r);
+    struct ts_slot *b = &buckets[h & bucket_mask];
+    bucket_lock(b);
+    SHW(SHW_INDEX);
+    if (--s->refs == 0) {
+        uint64_t w, rt;
+        cc_ts_fold(&s->e, &w, &rt);
+        struct shadow *sh = row_shadow(r);
+        /* fold only what changed: an unchanged stamp is its bound, already <= the cells */
+        if (w != s->bound_w) {
+            for (int i = 0; i < SKETCH_D; i++)
+                cell_raise(&cell_of(h, i)->wts, w);
+            sh->wts = w;
+        }
+        if (rt != s->bound_r) {
+            for (int i = 0; i < SKETCH_D; i++)
+                cell_raise(&cell_of(h, i)->rts, rt);
+            sh->rts = rt;
+        }
+        if (w != s->bound_w || rt != s->bound_r)
+            SHW(SHW_ROW);
+        s->key = NULL;
+    }
+    bucket_unlock(b);
+}
+
+bool ts_exact(const struct ts_entry *e, uint64_t *wts, uint64_t *rts)
+{
+    const struct ts_slot *s =
+        (const struct ts_slot *)(const void *)((const char *)e - offsetof(struct ts_slot, e));
+    const struct shadow *sh = row_shadow(s->key); /* stable while held (S4) */
+    bool changed = false;
+    if (*wts == s->bound_w && sh->wts != s->bound_w) {
+        *wts = sh->wts;
+        changed = true;
+    }
+    if (*rts == s->bound_r && sh->rts != s->bound_r) {
+        *rts = sh->rts;
+        changed = true;
+    }
+    return changed;
+}
+
+void ts_store_json(FILE *f)
+{
+    size_t sketch = (size_t)SKETCH_D * width * sizeof(struct cell);
+    uint64_t over = atomic_load_explicit(&overflow_slots, memory_order_relaxed);
+    size_t table = (size_t)(bucket_mask + 1 + over) * sizeof(struct ts_slot);
+    fprintf(f, "{\"kind\":\"sketch\",\"depth\":%d,\"width\":%u,\"sketch_bytes\":%zu,"
+               "\"active_buckets\":%llu,\"overflow_slots\":%llu,\"active_table_bytes\":%zu,"
+               "\"bytes\":%zu}",
+            SKETCH_D, width, sketch, (unsigned long long)(bucket_mask + 1),
+            (unsigned long long)over, table, sketch + table);
+}

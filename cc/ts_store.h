@@ -1,0 +1,123 @@
+/* Timestamp stores: where a timestamp-ordering algorithm (STO, TicToc) keeps each key's
+ * timestamps. Chosen at build time per variant (config/variants.tsv):
+ *
+ *   row     (the default): in the row's metadata slot, as every algorithm keeps its
+ *           per-row state. With the storage model on (storage/storage_model.h) these
+ *           timestamps are metadata on storage: a cache miss fetches them, a change
+ *           makes the row dirty.
+ *   sketch  (-DTS_STORE_SKETCH=1, linking cc/ts_sketch.c): FPSketch (seed 002). An
+ *           exact entry for every key that some running transaction has acquired, in a
+ *           hash table of active keys, reference counted; when the last reference goes,
+ *           the key's two stamps (wts, rts) fold into a max-sketch of d x w cells and
+ *           the entry is dropped; a key acquired again starts from the sketch's upper
+ *           bounds. Nothing of it lives on storage.
+ *
+ * The claim the sketch rests on (seed 002): STO, MVTO and TicToc stay serializable when
+ * the timestamps of INACTIVE keys are over-approximated, as long as every active key
+ * keeps exact ones for as long as any transaction uses it. Hence the contract:
+ *
+ *   - An algorithm reaches a key's timestamps only through an entry it acquired
+ *     (ts_acquire) and has not released; the entry stays at one address and is the
+ *     key's only copy until the last holder releases it. Every access of the algorithm
+ *     to the entry's words is its own business (its own atomics and memory orders).
+ *   - The algorithm defines cc_ts_fold and cc_ts_unfold, which read (wts, rts) out of
+ *     an entry and set an entry from (wts, rts); the sketch calls them with no holder
+ *     left (fold) or before the first holder sees the entry (unfold), under the active
+ *     table's bucket lock, which orders them after every holder's accesses.
+ *   - Both stamps only grow, and the sketch's bounds are >= the true stamps (S1 in
+ *     cc/ts_sketch.c): an unfolded entry only ever claims later stamps than the truth,
+ *     so timestamp checks can only fail more often, never pass wrongly.
+ *
+ * Cost accounting (sketch only): the sketch counts how often an unfolded entry was
+ * inflated (bounds above the exact stamps, which it keeps in the row as a shadow for
+ * measurement only: never read by the protocol) and algorithms report the aborts that
+ * the exact stamps would have avoided (ts_exact). */
+#ifndef CC_TS_STORE_H
+#define CC_TS_STORE_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "storage/table.h"
+
+#ifndef TS_STORE_SKETCH
+#define TS_STORE_SKETCH 0
+#endif
+
+struct txn;
+
+/* A key's timestamps, laid out by the algorithm (which may use fewer words: in the row
+ * store the entry is the row's metadata slot, CC_META_SIZE bytes). */
+#define TS_WORDS 3
+struct ts_entry {
+    _Atomic uint64_t w[TS_WORDS];
+};
+
+/* Defined by the algorithm: the entry's write and read timestamps, and an entry that
+ * claims (wts, rts) with nothing pending (the state of a key nobody uses). */
+void cc_ts_fold(const struct ts_entry *e, uint64_t *wts, uint64_t *rts);
+void cc_ts_unfold(struct ts_entry *e, uint64_t wts, uint64_t rts);
+
+/* The algorithm's counters (struct txn_stats' alg[]) that the store keeps. */
+enum { TS_CTR_ACTIVATIONS, TS_CTR_INFLATED, TS_CTR_FALSE_ABORTS, TS_NCTRS };
+
+#if TS_STORE_SKETCH
+
+#define TS_STORE_NAME "sketch"
+/* The store's counter names, for the algorithm's cc_alg_counter_names. */
+#define TS_COUNTER_NAMES "sketch_activations", "sketch_inflated", "sketch_false_aborts"
+/* The shadow of the exact stamps (measurement only) in the row's metadata slot. */
+#define TS_ROW_META_BYTES 16
+
+void ts_store_init(int nthreads);
+void ts_store_fini(void);
+void ts_row_init(struct row *r);
+/* The key's entry, exact while held; one reference per call. */
+struct ts_entry *ts_acquire(struct txn *t, struct row *r);
+void ts_release(struct txn *t, struct row *r, struct ts_entry *e);
+/* For counting the aborts the sketch added: in, the stamps of e the algorithm just
+ * decided by; out, the stamps the key would have with exact timestamps (a stamp still at
+ * the sketch's bound becomes the exact stamp it stood for). True when any differs. */
+bool ts_exact(const struct ts_entry *e, uint64_t *wts, uint64_t *rts);
+/* The store's memory and counters, as the result's "ts_store" object. */
+void ts_store_json(FILE *f);
+
+#else
+
+#define TS_STORE_NAME "row"
+#define TS_COUNTER_NAMES NULL
+#define TS_ROW_META_BYTES sizeof(struct ts_entry)
+
+/* The entry is the row's metadata slot: acquiring is free and nothing folds. */
+static inline void ts_store_init(int nthreads) { (void)nthreads; }
+static inline void ts_store_fini(void) {}
+static inline void ts_row_init(struct row *r) { cc_ts_unfold((struct ts_entry *)(void *)r->cc, 0, 0); }
+static inline struct ts_entry *ts_acquire(struct txn *t, struct row *r)
+{
+    (void)t;
+    return (struct ts_entry *)(void *)r->cc;
+}
+static inline void ts_release(struct txn *t, struct row *r, struct ts_entry *e)
+{
+    (void)t;
+    (void)r;
+    (void)e;
+}
+static inline bool ts_exact(const struct ts_entry *e, uint64_t *wts, uint64_t *rts)
+{
+    (void)e;
+    (void)wts;
+    (void)rts;
+    return false;
+}
+/* Nothing but the rows' metadata slots. */
+static inline void ts_store_json(FILE *f)
+{
+    fprintf(f, "{\"kind\":\"row\",\"bytes_per_row\":%d}", CC_META_SIZE);
+}
+
+#endif
+
+#endif
