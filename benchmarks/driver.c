@@ -56,10 +56,12 @@ struct worker {
     uint64_t shw[SHW_NKINDS]; /* shared writes of the measured window */
     struct arrivals_result arr; /* open loop (--rate): the measured window's arrivals */
     struct net_stats net;       /* network model: the measured window's */
+    struct sm_stats sm;         /* storage model: the measured window's */
     /* client failure (recovery.h): the counters of the contexts this client left to the
      * backup coordinator, for the measured window */
     struct txn_stats st_prev;
     struct net_stats net_prev;
+    struct sm_stats sm_prev;
     bool failed; /* this client has failed (once per run) */
     double gen_s;
     /* set (release) when the worker left its loop; the main thread polls it (acquire) */
@@ -129,6 +131,7 @@ static __attribute__((noinline)) void fail_client(struct worker *wk, struct txn 
     cc_thread_init(t);
     txn_stats_add(&wk->st_prev, txn_stats(old));
     net_stats_merge(&wk->net_prev, txn_net_stats(old));
+    sm_stats_merge(&wk->sm_prev, txn_sm_stats(old));
     wk->failed = true;
     recovery_submit(old);
     *tp = t;
@@ -191,6 +194,8 @@ static void *worker_main(void *arg)
     wait_register(wk->id, &wk->wait);
     /* waiters sleep in short slices (storage/wait.h): keep the kernel's timer slack small */
     prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+    if (sm_on) /* the storage model's sleeps are shorter still */
+        sm_thread_init();
     struct txn *t = txn_create(wk->id, o->verify);
     cc_thread_init(t);
 
@@ -247,6 +252,7 @@ static void *worker_main(void *arg)
             txn_stats_reset(t);
             memset(&wk->st_prev, 0, sizeof(wk->st_prev));
             memset(&wk->net_prev, 0, sizeof(wk->net_prev));
+            memset(&wk->sm_prev, 0, sizeof(wk->sm_prev));
             memset(wk->types, 0, sizeof(wk->types));
             shw_take(wk->shw); /* drops the warm-up's */
             memset(&wk->arr, 0, sizeof(wk->arr));
@@ -281,6 +287,8 @@ static void *worker_main(void *arg)
     txn_stats_add(&wk->st, txn_stats(t));
     wk->net = wk->net_prev;
     net_stats_merge(&wk->net, txn_net_stats(t));
+    wk->sm = wk->sm_prev;
+    sm_stats_merge(&wk->sm, txn_sm_stats(t));
     wk->hist = txn_take_history(t);
     cc_thread_fini(t);
     txn_destroy(t);
@@ -403,6 +411,26 @@ void run_result_free(struct run_result *res)
     res->series.n = res->series.cap = 0;
 }
 
+/* Optional in an algorithm (cc.h): a weak reference, NULL where it does not define it. */
+extern const bool cc_alg_ts_on_storage __attribute__((weak));
+
+/* The storage model's settings from the flags (options_parse checked them); after the
+ * load, as the default cache size counts the rows loaded. */
+static bool storage_configure(const struct options *o, char *err, unsigned errlen)
+{
+    struct sm_config c = {.preset = "custom", .cache_rows = o->cache_rows,
+                          .ts_on_storage = &cc_alg_ts_on_storage && cc_alg_ts_on_storage};
+    if (*o->storage) {
+        c.preset = o->storage;
+        sm_preset(o->storage, &c.read_us, &c.write_us);
+    } else {
+        c.read_us = c.write_us = o->storage_latency_us;
+    }
+    if (o->storage_write_latency_us > 0)
+        c.write_us = o->storage_write_latency_us;
+    return sm_configure(&c, err, errlen);
+}
+
 void driver_run(const struct workload *w, const struct options *o, struct run_result *res)
 {
     int n = o->threads;
@@ -426,6 +454,10 @@ void driver_run(const struct workload *w, const struct options *o, struct run_re
     char err[160];
     txn_rmw_at_server = w->rmw_at_server;
     if (!net_configure(&nc, err, sizeof(err))) {
+        fprintf(stderr, "rundb: %s\n", err);
+        exit(2);
+    }
+    if (!storage_configure(o, err, sizeof(err))) {
         fprintf(stderr, "rundb: %s\n", err);
         exit(2);
     }
@@ -502,6 +534,7 @@ void driver_run(const struct workload *w, const struct options *o, struct run_re
         }
         arrivals_merge(&res->arrivals, &wk[i].arr);
         net_stats_merge(&res->net, &wk[i].net);
+        sm_stats_merge(&res->sm, &wk[i].sm);
         if (wk[i].gen_s > res->gen_s)
             res->gen_s = wk[i].gen_s;
         if (o->verify)

@@ -11,6 +11,7 @@
 #include "cc/netmodel.h"
 #include "cc/stats.h"
 #include "storage/shared_writes.h"
+#include "storage/storage_model.h"
 
 struct type_result {
     uint64_t commits, aborts;
@@ -43,6 +44,7 @@ struct run_result {
     uint64_t shared_writes[SHW_NKINDS]; /* measured window (a COUNT_SHARED_WRITES build) */
     struct arrivals_result arrivals;    /* open loop (--rate > 0), summed over clients */
     struct net_stats net;               /* network model (cc/netmodel.h), summed */
+    struct sm_stats sm;                 /* storage model (storage/storage_model.h), summed */
     struct recovery_result recovery;    /* client failure (--fail-commit-at) */
 };
 

@@ -14,6 +14,7 @@
 #include "benchmarks/json.h"
 #include "benchmarks/workload.h"
 #include "config/config.h"
+#include "storage/storage_model.h"
 
 enum opt_kind { OK_INT, OK_U64, OK_DOUBLE, OK_STR, OK_FLAG, OK_PIN, OK_WORKLOAD, OK_MIX };
 
@@ -67,6 +68,19 @@ static const struct opt_def defs[] = {
     {"servers", OK_INT, OFF(servers), 1, 64, false, "8",
      "network model: logical servers the rows live on (by a hash of table and key; TPC-C: "
      "by warehouse)"},
+    {"storage", OK_STR, OFF(storage), 0, 0, false, "",
+     "storage model: rows live on a device with this preset's (read, write) latency in "
+     "microseconds, behind a cache of --cache-rows rows: dram (0.1, 0.1), cxl (2, 2), nvme "
+     "(80, 20), sata (200, 100), hdd (5000, 5000)"},
+    {"storage-latency-us", OK_DOUBLE, OFF(storage_latency_us), 0, 1e7, false, "0",
+     "storage model: read and write latency of the device, microseconds (> 0), instead of "
+     "--storage"},
+    {"storage-write-latency-us", OK_DOUBLE, OFF(storage_write_latency_us), 0, 1e7, false, "0",
+     "storage model: the device's write latency, microseconds (> 0), overriding the preset's "
+     "or --storage-latency-us"},
+    {"cache-rows", OK_U64, OFF(cache_rows), 0, 1e12, false, "0",
+     "storage model: rows the cache holds, at least 1 (the default, 0, stands for 10% of the "
+     "rows loaded before the run, at least 1)"},
     {"clock-skew-us", OK_DOUBLE, OFF(clock_skew_us), 0, 1e6, false, "0",
      "timestamp algorithms (NCC): the clocks of odd-numbered threads run this many "
      "microseconds behind the others (0: one clock)"},
@@ -224,6 +238,41 @@ static void set_value(struct options *o, const struct opt_def *d, const char *v)
     }
 }
 
+/* Whether flag `name` was given (given[]: per defs entry). */
+static bool was_given(const bool *given, const char *name)
+{
+    for (size_t i = 0; i < NDEFS; i++)
+        if (strcmp(defs[i].name, name) == 0)
+            return given[i];
+    return false;
+}
+
+/* The storage model's flags: a known preset or a latency, not both; latencies above 0;
+ * the others only with the model on. */
+static void storage_checks(const struct options *o, const bool *given)
+{
+    double rd, wr;
+    bool lat = was_given(given, "storage-latency-us");
+    if (*o->storage && !sm_preset(o->storage, &rd, &wr))
+        bad("--storage: unknown preset '%s'; known: %s", o->storage, sm_preset_names);
+    if (was_given(given, "storage") && !*o->storage)
+        bad("--storage: empty preset; known: %s", sm_preset_names);
+    if (*o->storage && lat)
+        bad("--storage and --storage-latency-us: give one of them");
+    if (lat && o->storage_latency_us <= 0)
+        bad("--storage-latency-us: %g is not above 0", o->storage_latency_us);
+    bool on = *o->storage || lat;
+    if (was_given(given, "storage-write-latency-us") && !on)
+        bad("--storage-write-latency-us: needs the storage model (--storage or "
+            "--storage-latency-us)");
+    if (was_given(given, "storage-write-latency-us") && o->storage_write_latency_us <= 0)
+        bad("--storage-write-latency-us: %g is not above 0", o->storage_write_latency_us);
+    if (was_given(given, "cache-rows") && !on)
+        bad("--cache-rows: needs the storage model (--storage or --storage-latency-us)");
+    if (was_given(given, "cache-rows") && o->cache_rows == 0)
+        bad("--cache-rows: 0 rows; the cache holds at least 1");
+}
+
 void options_parse(struct options *o, int argc, char **argv)
 {
     struct option lopts[NDEFS + 2];
@@ -237,6 +286,7 @@ void options_parse(struct options *o, int argc, char **argv)
     lopts[NDEFS] = (struct option){"help", no_argument, NULL, 'h'};
     lopts[NDEFS + 1] = (struct option){0, 0, 0, 0};
     opterr = 0;
+    bool given[NDEFS] = {false};
     int c;
     while ((c = getopt_long(argc, argv, ":", lopts, NULL)) != -1) {
         if (c == 'h') {
@@ -249,6 +299,7 @@ void options_parse(struct options *o, int argc, char **argv)
             bad("unknown flag '%s'", argv[optind - 1]);
         const struct opt_def *d = &defs[c - 256];
         set_value(o, d, d->kind == OK_FLAG ? "on" : optarg);
+        given[c - 256] = true;
     }
     if (optind < argc)
         bad("unexpected argument '%s'", argv[optind]);
@@ -264,6 +315,7 @@ void options_parse(struct options *o, int argc, char **argv)
             (unsigned long long)o->accounts);
     if (o->rate > 0 && o->rate < 1e-3)
         bad("--rate: %g is below 0.001 arrivals per second (0 = closed loop)", o->rate);
+    storage_checks(o, given);
     if (*o->dump && !workload_find(o->workload)->dump)
         bad("--dump: the %s workload has no dump", o->workload);
 }

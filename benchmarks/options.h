@@ -30,6 +30,11 @@ struct options {
     /* network model (cc/netmodel.h): all 0: off */
     double net_rtt_us, net_jitter_us, net_msg_cpu_us;
     int servers;
+    /* storage model (storage/storage_model.h): off with no preset and latency 0 */
+    const char *storage;       /* a preset, "": none */
+    double storage_latency_us; /* read and write latency instead of a preset; 0: none */
+    double storage_write_latency_us; /* overrides the write latency; 0: none */
+    uint64_t cache_rows;       /* 0: 10% of the rows loaded */
     double clock_skew_us; /* timestamp algorithms: odd threads' clocks this far behind */
     int sketch_kib;             /* sketch timestamp stores: KiB of the sketch */
     double fail_commit_at_s;    /* client failure at this second of the run; 0: none */

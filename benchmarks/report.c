@@ -112,6 +112,36 @@ static void network_json(FILE *f, const struct report_in *in)
     fputs("},", f);
 }
 
+/* "storage":{...} and a comma: the storage model's settings and what it charged
+ * (storage/storage_model.h); null when it is off. I/Os per commit count those of aborted
+ * attempts too; goodput is the result's throughput. */
+static void storage_json(FILE *f, const struct report_in *in)
+{
+    const struct run_result *r = in->res;
+    const struct sm_stats *s = &r->sm;
+    if (!sm_on) {
+        fputs("\"storage\":null,", f);
+        return;
+    }
+    const struct sm_config *c = sm_settings();
+    double k = r->total.commits ? (double)r->total.commits : 1.0;
+    uint64_t touches = s->hits + s->reads;
+    fputs("\"storage\":{\"preset\":", f);
+    json_string(f, c->preset);
+    fprintf(f, ",\"read_latency_us\":%.15g,\"write_latency_us\":%.15g,\"cache_rows\":%llu,"
+               "\"ts_on_storage\":%s,\"hits\":%llu,\"misses\":%llu,\"hit_rate\":%.6f,"
+               "\"reads_per_commit\":%.4f,\"meta_reads_per_commit\":%.4f,"
+               "\"writes_per_commit\":%.4f,\"meta_writes_per_commit\":%.4f,"
+               "\"io_per_commit\":%.4f,\"stall_s\":%.6f,\"goodput\":%.1f},",
+            c->read_us, c->write_us, (unsigned long long)c->cache_rows,
+            c->ts_on_storage ? "true" : "false", (unsigned long long)s->hits,
+            (unsigned long long)s->reads, touches ? (double)s->hits / (double)touches : 0.0,
+            (double)s->reads / k, (double)s->meta_reads / k, (double)s->writes / k,
+            (double)s->meta_writes / k,
+            (double)(s->reads + s->meta_reads + s->writes + s->meta_writes) / k,
+            clock_ticks_to_s(s->stall_ticks), (double)r->total.commits / r->window_s);
+}
+
 /* "recovery":{...} and a comma: client failure (--fail-commit-at, recovery.h), the
  * transactions the clients dropped and how the backup coordinator finished them; null
  * without a failure. */
@@ -221,6 +251,7 @@ static void write_json(FILE *f, const struct report_in *in)
     fputc(',', f);
     open_loop_json(f, in);
     network_json(f, in);
+    storage_json(f, in);
     recovery_json(f, in);
     series_json(f, &r->series);
     fprintf(f, "\"config\":{\"compile\":{\"variant\":\"%s\",\"algorithm\":\"%s\","
@@ -301,6 +332,20 @@ static void write_summary(const struct report_in *in)
                 (double)r->net.messages / (st->commits ? st->commits : 1),
                 us(latency_quantile(&r->net.lateness, 0.5)),
                 us(latency_quantile(&r->net.lateness, 0.99)));
+    if (sm_on) {
+        const struct sm_stats *s = &r->sm;
+        uint64_t touches = s->hits + s->reads;
+        double k = st->commits ? (double)st->commits : 1.0;
+        fprintf(stderr, "  storage: %s (read %g us, write %g us), cache %llu rows: hit rate "
+                        "%.1f%%, %.2f I/Os per commit (%.2f reads, %.2f metadata reads, %.2f "
+                        "writes, %.2f metadata writes), stall %.2f s\n",
+                sm_settings()->preset, sm_settings()->read_us, sm_settings()->write_us,
+                (unsigned long long)sm_settings()->cache_rows,
+                touches ? 100.0 * (double)s->hits / (double)touches : 0.0,
+                (double)(s->reads + s->meta_reads + s->writes + s->meta_writes) / k,
+                (double)s->reads / k, (double)s->meta_reads / k, (double)s->writes / k,
+                (double)s->meta_writes / k, clock_ticks_to_s(s->stall_ticks));
+    }
     if (in->o->fail_commit_at_s > 0)
         fprintf(stderr, "  client failure at %.1f s: %llu dropped, recovered %llu committed, %llu "
                         "aborted, %.0f ms after the hand-off (p50)\n",

@@ -29,6 +29,7 @@ struct access;
 struct hist_log;
 struct idx_ordered;
 struct net_stats;
+struct sm_stats;
 
 enum rc { RC_OK = 0, RC_ABORT = 1 };
 
@@ -122,6 +123,8 @@ const struct txn_stats *txn_stats(const struct txn *t);
  * the client (0: the model is off), and the thread's counters. */
 uint64_t txn_decided_at(const struct txn *t);
 const struct net_stats *txn_net_stats(const struct txn *t);
+/* The storage model's counters of the thread (storage/storage_model.h). */
+const struct sm_stats *txn_sm_stats(const struct txn *t);
 /* Hands the recorded history (NULL unless verifying) to the caller, who frees it. */
 struct hist_log *txn_take_history(struct txn *t);
 void txn_stats_reset(struct txn *t);
@@ -142,6 +145,12 @@ extern const bool cc_alg_column_grain;
 /* Optional: true where the algorithm claims strict serializability (NCC): --verify then
  * fails a history that is serializable but breaks the real-time order. */
 extern const bool cc_alg_strict;
+/* Optional: true where the algorithm's per-row timestamps are persistent metadata kept
+ * beside the row on storage (timestamp ordering with the row store); with the storage
+ * model (storage/storage_model.h) a cache miss then costs one more read, and a change of
+ * the timestamps makes the row dirty (the algorithm calls txn_storage_meta_dirty, cc/txn.h).
+ * Others leave it undefined (the generic layer references it weakly). */
+extern const bool cc_alg_ts_on_storage;
 /* Optional: true where another thread may finish an attempt its client abandoned after its
  * last shot, by txn_commit (else txn_abort) on its context, deciding as the client would
  * have (NCC's backup coordinator); --fail-commit-at needs it. */

@@ -136,11 +136,13 @@ const struct txn_stats *txn_stats(const struct txn *t) { return &t->st; }
 void txn_stats_reset(struct txn *t)
 {
     memset(&t->st, 0, sizeof(t->st));
+    memset(&t->sm_st, 0, sizeof(t->sm_st));
     memset(&t->net_st, 0, sizeof(t->net_st));
 }
 void txn_add_backoff(struct txn *t, uint64_t ticks) { t->st.t_backoff += ticks; }
 uint64_t txn_decided_at(const struct txn *t) { return t->net.decided_at; }
 const struct net_stats *txn_net_stats(const struct txn *t) { return &t->net_st; }
+const struct sm_stats *txn_sm_stats(const struct txn *t) { return &t->sm_st; }
 struct hist_log *txn_take_history(struct txn *t)
 {
     struct hist_log *h = t->hist;
@@ -201,6 +203,8 @@ static ALWAYS_INLINE enum rc acc_get(struct txn *t, struct row *r, enum access_t
     if (!a) {
         net_access(&t->net, r->table, r->key); /* the request reaches r's server */
         a = acc_new(t, r, slot);
+        if (sm_on) /* the storage model: the row is brought in, then the protocol runs */
+            t->a_wait += sm_touch(&t->sm_st, r);
         if (cc_access(t, a, type) != RC_OK) {
             t->nacc--; /* the algorithm holds nothing for it; no look-up follows */
             return mark_abort(t);
@@ -366,6 +370,8 @@ enum rc txn_insert(struct txn *t, struct table *tab, uint64_t key, struct row **
     t->req_cols = COLS_ALL;
     net_insert(&t->net, tab, key); /* sent with the prepare / commit: no execution round */
     struct access *a = acc_new(t, r, NULL);
+    if (sm_on) /* the storage model: a new row enters the cache, dirty */
+        t->a_wait += sm_insert(&t->sm_st, r);
     if (cc_access(t, a, ACC_INSERT) != RC_OK) {
         t->nacc--;
         table_free_row(&t->free_rows, r);
@@ -569,6 +575,19 @@ static void free_inserted(struct txn *t, bool dropped_only)
     }
 }
 
+/* The storage model, after a commit: the rows it wrote, inserted or deleted are dirty.
+ * Returns the ticks stalled (write-throughs of rows evicted since their access). */
+static __attribute__((noinline)) uint64_t storage_commit(struct txn *t)
+{
+    uint64_t d = 0;
+    for (uint32_t i = 0; i < t->nacc; i++) {
+        struct access *a = &t->acc[i];
+        if (a->wmask || a->type == ACC_INSERT || a->type == ACC_DELETE)
+            d += sm_mark(&t->sm_st, a->row, SM_DIRTY);
+    }
+    return d;
+}
+
 enum rc txn_commit(struct txn *t)
 {
     if (t->aborted)
@@ -581,6 +600,10 @@ enum rc txn_commit(struct txn *t)
     t->a_commit += end - start;
     if (rc != RC_OK)
         return mark_abort(t);
+    if (sm_on) { /* a stall here is wait time, after the commit's own time */
+        t->a_wait += storage_commit(t);
+        end = STATS_TICKS();
+    }
     wait_txn_end(); /* threads that wait for this transaction's end */
     if (t->hist) /* with the network model the client knows the outcome at the decision */
         hist_txn_times(t->hist, t->hist_begin,

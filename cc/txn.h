@@ -28,6 +28,7 @@
 #include "cc/history.h"
 #include "cc/netmodel.h"
 #include "storage/shared_writes.h"
+#include "storage/storage_model.h"
 #include "storage/table.h"
 
 struct access {
@@ -92,6 +93,7 @@ struct txn {
     uint64_t a_ww_wait; /* the part of a_wait spent waiting for write access */
     struct net_txn net; /* the network model's view of the attempt (cc/netmodel.h) */
     struct txn_stats st;
+    struct sm_stats sm_st;   /* the storage model's counters (reset with st) */
     struct net_stats net_st; /* the model's counters (reset with st); last: it is large */
 };
 
@@ -167,6 +169,18 @@ static inline void txn_client_decided(struct txn *t, bool messages)
     }
     t->net.decided_at = clock_ticks();
     t->net.decided_ns = t->hist ? clock_now_ns() : 0;
+}
+
+/* The storage model (storage/storage_model.h), for algorithms that keep their timestamps on
+ * storage (cc_alg_ts_on_storage): the algorithm changed row r's timestamps (e.g. raised a
+ * read timestamp), so r's metadata is dirty and its eviction costs a write (written
+ * through at once if r is not resident). A no-op with the model off or without
+ * cc_alg_ts_on_storage. Its stall is not added to any timer: it counts where the
+ * algorithm is (its access or its commit). */
+static inline void txn_storage_meta_dirty(struct txn *t, struct row *r)
+{
+    if (sm_on)
+        sm_mark(&t->sm_st, r, SM_META_DIRTY);
 }
 
 /* Allocates n bytes in the transaction's log area (16-byte aligned). */

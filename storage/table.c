@@ -228,6 +228,7 @@ void table_free_row(struct row_freelist *fl, struct row *r)
     memset(r->data, 0, t->schema.data_size);
     /* relaxed: the row is private to this thread (see struct row_freelist) */
     atomic_store_explicit(&r->deleted, 0, memory_order_relaxed);
+    /* sm_state stays: a cache slot of the storage model may still hold the row */
     r->key = (uint64_t)(uintptr_t)fl->head[t->id];
     fl->head[t->id] = r;
 }

@@ -65,6 +65,10 @@ struct row {
     /* Set (relaxed) by a committing delete while the deleter holds exclusive access;
      * read by accessors after they gained access through the CC protocol. */
     _Atomic uint32_t deleted;
+    /* The storage model's residency, reference and dirty bits (storage/storage_model.h,
+     * SM_*; 0 with the model off): in the padding before the data, so rows do not grow.
+     * Kept when a row is freed for reuse (table_free_row), as a cache slot may hold it. */
+    _Atomic uint32_t sm_state;
     alignas(8) unsigned char data[];
 };
 

@@ -188,6 +188,7 @@ static inline void wait_txn_end(void)
     X(WAIT_ABORT, "abort waiting for dependants to leave") /* Bamboo: undo order */           \
     X(WAIT_BACKOFF, "back-off before a retry") /* the driver */                                \
     X(WAIT_NETWORK, "in a network leg")      /* the network model (cc/netmodel.h) */           \
+    X(WAIT_STORAGE, "in a storage I/O")      /* the storage model (storage/storage_model.h) */ \
     X(WAIT_RESPONSE, "waiting for a response") /* NCC: response timing control */            \
     X(WAIT_PENDING, "waiting for an older pending write") /* timestamp ordering (STO, MVTO) */\
     X(WAIT_EXITED, "finished")               /* the worker left its loop */

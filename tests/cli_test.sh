@@ -78,6 +78,19 @@ expect_bad --stall-timeout -1
 expect_bad --stall-timeout abc
 expect_bad --stall-timeout
 expect_bad --quiet on
+expect_bad --storage ssd
+expect_bad --storage=
+expect_bad --storage
+expect_bad --storage-latency-us -5
+expect_bad --storage-latency-us 0
+expect_bad --storage-latency-us x
+expect_bad --storage nvme --storage-latency-us 80
+expect_bad --storage nvme --cache-rows 0
+expect_bad --storage nvme --cache-rows -1
+expect_bad --cache-rows 100
+expect_bad --storage-write-latency-us 20
+expect_bad --storage nvme --storage-write-latency-us 0
+expect_bad --storage-latency-us 5 --storage-write-latency-us -1
 
 help=$(timeout 10 "$bin" --help)
 rc=$?
@@ -87,7 +100,8 @@ if [ $rc -ne 0 ]; then
 fi
 for f in workload threads pin warmup duration seed out verify queries-per-thread backoff-max-us \
     rows fields field-size req-per-txn read-ratio theta accounts hot-accounts hot-prob \
-    warehouses mix partition-by-warehouse len distance check dump series-interval quiet; do
+    warehouses mix partition-by-warehouse len distance check dump series-interval quiet \
+    storage storage-latency-us storage-write-latency-us cache-rows; do
     if ! grep -q -- "--$f .*(default: " <<<"$help"; then
         echo "--help does not document --$f with its default"
         bad=1

@@ -6,8 +6,8 @@
 #   total), 64 threads ending within 2 s of the window, TPC-C with --check and
 #   --verify (tests/tpcc_test.sh), YCSB and bank under ThreadSanitizer, and one
 #   AddressSanitizer run; the sweep runner (spec validation, resume, failures, GNU
-#   parallel, a one-node SLURM cluster), the plot scripts, pin plans, open-loop load and
-#   the network model.
+#   parallel, a one-node SLURM cluster), the plot scripts, pin plans, open-loop load, the
+#   network model and the storage model.
 # Ends with "N passed, N failed"; exit status 1 if anything failed.
 set -u
 cd "$(dirname "$0")/.."
@@ -69,6 +69,11 @@ for v in $variants; do
     run "$v bank 64 threads ends in time" 120 tests/overrun_test.sh $b --threads 64 --warmup 0 --duration 1 $bank
 done
 
+echo "== storage model: a small cache (more rows in use than slots), history check"
+storage="--workload ycsb --rows 2000 --threads 16 --warmup 0 --duration 2 --verify --storage nvme --cache-rows 200"
+run "no-wait ycsb storage model verify" 60 build/bin/rundb-no-wait $storage
+run "silo ycsb storage model verify" 60 build/bin/rundb-silo $storage
+
 echo "== TPC-C (tests/tpcc_test.sh)"
 while IFS= read -r line; do
     echo "$line"
@@ -94,6 +99,10 @@ done
 run "tsan wound-wait network model open loop verify" 120 build/tsan/bin/rundb-wound-wait \
     $common --duration 1 $ycsb_hot --queries-per-thread 2000 --net-rtt-us 200 \
     --net-jitter-us 50 --net-msg-cpu-us 5 --rate 20000
+
+# the storage model's cache (lock-free hits, CLOCK under the mutex) under TSan
+run "tsan no-wait ycsb storage model verify" 120 build/tsan/bin/rundb-no-wait \
+    $storage --duration 1 --queries-per-thread 2000
 
 # NCC's client failure: the backup coordinator finishes abandoned attempts on its thread
 run "tsan ncc-rw client failure and recovery verify" 120 build/tsan/bin/rundb-ncc-rw \
