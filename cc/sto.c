@@ -55,6 +55,9 @@ const bool cc_alg_serializable = true;
  * commit cannot fail: execute, then one commit round. */
 const struct cc_net_rounds cc_net_rounds = {.prepare = false};
 const char *const cc_alg_counter_names[CC_ALG_COUNTERS] = {TS_COUNTER_NAMES};
+/* The storage model (storage/storage_model.h): with the row store the timestamps are
+ * metadata on storage (a read's rts raise dirties them); the sketch keeps them in memory. */
+const bool cc_alg_ts_on_storage = !TS_STORE_SKETCH;
 
 #define LATCH ((uint64_t)1 << 63)
 #define ACC_HELD 1    /* a->cc_flags: a->cc_ptr is an acquired entry */
@@ -192,7 +195,8 @@ static enum rc execute(struct txn *t, struct access *a, struct ts_entry *e, bool
             return txn_fail(t, AR_TS_ORDER);
         }
         /* a read ordered before a younger pending writer reads the committed version */
-        if (rts < t->ts)
+        bool raised = rts < t->ts;
+        if (raised)
             set(e, 2, t->ts);
         if (!a->data) {
             uint32_t size = r->table->schema.data_size;
@@ -204,6 +208,8 @@ static enum rc execute(struct txn *t, struct access *a, struct ts_entry *e, bool
             a->cc_flags |= ACC_CLAIMED;
         }
         unlatch(e, pending);
+        if (raised)
+            txn_storage_meta_dirty(t, r); /* after the latch: it may stall for a write */
         return RC_OK;
     }
 }
@@ -264,6 +270,7 @@ enum rc cc_commit(struct txn *t)
             if (get(e, 2) < t->ts)
                 set(e, 2, t->ts);
             unlatch(e, t->ts);
+            txn_storage_meta_dirty(t, a->row);
         } else if (a->type == ACC_INSERT) {
             /* relaxed under the latch-free private row; txn_publish (release) publishes */
             set(e, 1, t->ts);

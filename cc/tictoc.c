@@ -63,6 +63,9 @@ const struct cc_net_rounds cc_net_rounds = {.prepare = true, .decides_in_commit 
 #define ACC_HELD 2            /* a->cc_flags: a->cc_ptr is the key's acquired entry */
 
 const char *const cc_alg_counter_names[CC_ALG_COUNTERS] = {TS_COUNTER_NAMES};
+/* The storage model (storage/storage_model.h): with the row store the timestamps are
+ * metadata on storage; the sketch keeps them in memory. */
+const bool cc_alg_ts_on_storage = !TS_STORE_SKETCH;
 _Static_assert(TS_ROW_META_BYTES <= CC_META_SIZE || !TS_STORE_SKETCH,
                "tictoc: CC_META_SIZE too small");
 _Static_assert(sizeof(uint64_t) <= CC_META_SIZE, "tictoc: CC_META_SIZE too small");
@@ -192,8 +195,10 @@ static enum rc validate_read(struct txn *t, struct access *a, uint64_t ts)
             delta = DELTA_MAX;
         }
         SHW(SHW_ROW);
-        if (atomic_compare_exchange_weak(w, &v, delta << DELTA_SHIFT | wts))
+        if (atomic_compare_exchange_weak(w, &v, delta << DELTA_SHIFT | wts)) {
+            txn_storage_meta_dirty(t, a->row); /* rts raised: the timestamps changed */
             return RC_OK;
+        }
     }
 }
 
@@ -300,6 +305,7 @@ enum rc cc_commit(struct txn *t)
          * acquire load of cc_access */
         SHW(SHW_ROW);
         atomic_store_explicit(acc_word(ws[i]), ts, memory_order_release);
+        txn_storage_meta_dirty(t, ws[i]->row);
     }
     release_entries(t);
     return RC_OK;
