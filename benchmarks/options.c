@@ -93,7 +93,7 @@ static const struct opt_def defs[] = {
      "client failure: milliseconds the backup coordinator waits after a transaction's last "
      "shot before it recovers the transaction"},
     {"sketch-kib", OK_INT, OFF(sketch_kib), 1, 1 << 20, false, "32",
-     "variants with the sketch timestamp store (FPSketch: *-sketch): KiB of the max-sketch "
+     "variants with the sketch timestamp store (FPSketch: *-sketch): KiB of the max-sketch (rounded down to a power of two) "
      "that holds the timestamps of inactive keys (other variants: an error)"},
     {"backoff-max-us", OK_DOUBLE, OFF(backoff_max_us), 0, 1e6, false, "64",
      "cap of the randomised exponential back-off before a retry, microseconds"},

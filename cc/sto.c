@@ -180,6 +180,9 @@ static enum rc execute(struct txn *t, struct access *a, struct ts_entry *e, bool
     for (;;) {
         uint64_t pending = latch(e) & ~LATCH;
         uint64_t wts = get(e, 1), rts = get(e, 2);
+#ifdef MUTANT_STO_WRITE_IGNORES_RTS /* mutant: a write claim ignores later reads */
+        rts = 0;
+#endif
         if (t->ts < wts || (write && t->ts < rts)) {
             unlatch(e, pending);
             return too_late(t, e, wts, rts, write);

@@ -70,7 +70,8 @@ struct shadow {
 _Static_assert(sizeof(struct shadow) <= CC_META_SIZE, "ts_sketch: CC_META_SIZE too small");
 
 static struct cell *cells;     /* SKETCH_D x width */
-static uint32_t width;
+static uint32_t width;         /* cells per sketch row: a power of two */
+static unsigned width_shift;   /* 32 - log2(width) */
 static struct ts_slot *buckets;
 static uint64_t bucket_mask;
 static _Atomic uint64_t overflow_slots; /* made so far (rare: one per new chain depth) */
@@ -80,24 +81,28 @@ static inline struct shadow *row_shadow(const struct row *r)
     return (struct shadow *)(void *)r->cc;
 }
 
-static inline uint64_t mix64(uint64_t x)
+/* The key's hash: rows are cache-line aligned, so the address without its low 6 bits,
+ * times an odd constant (Fibonacci hashing), mixed so that its low bits (the bucket)
+ * depend on the high ones too. */
+static inline uint64_t key_hash(const struct row *r)
 {
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ULL;
-    x ^= x >> 33;
-    return x;
+    uint64_t x = ((uint64_t)(uintptr_t)r >> 6) * 0xff51afd7ed558ccdULL;
+    return x ^ x >> 29;
 }
 
-/* The key's cell in sketch row i: double hashing of a second mix, mapped onto [0,
- * width) by a multiply-shift (width need not be a power of two). */
-static inline struct cell *cell_of(uint64_t h, int i)
+/* The key's cells, one per sketch row, by double hashing: a + i * b over 32 bits, the
+ * top bits giving the cell; a and b from a multiply of the key's hash h (whose low bits
+ * chose its bucket) by another odd constant. */
+static inline void cells_of(uint64_t h, struct cell *c[SKETCH_D])
 {
-    uint64_t g = mix64(h ^ 0x9e3779b97f4a7c15ULL);
-    uint32_t a = (uint32_t)g, b = (uint32_t)(g >> 32) | 1;
-    uint32_t x = a + (uint32_t)i * b;
-    return &cells[(size_t)i * width + (uint32_t)(((uint64_t)x * width) >> 32)];
+    uint64_t g = h * 0x9e3779b97f4a7c15ULL;
+    uint32_t a = (uint32_t)(g >> 32), b = (uint32_t)g | 1;
+    struct cell *base = cells;
+    uint32_t w = width;
+    unsigned sh = width_shift;
+#pragma GCC unroll 4
+    for (int i = 0; i < SKETCH_D; i++)
+        c[i] = base + (size_t)i * w + ((a + (uint32_t)i * b) >> sh);
 }
 
 static inline void cell_raise(_Atomic uint64_t *c, uint64_t v)
@@ -115,10 +120,12 @@ static inline void cell_raise(_Atomic uint64_t *c, uint64_t v)
 static void bounds(uint64_t h, uint64_t *wts, uint64_t *rts)
 {
     uint64_t w = UINT64_MAX, r = UINT64_MAX;
+    struct cell *c[SKETCH_D];
+    cells_of(h, c);
+#pragma GCC unroll 4
     for (int i = 0; i < SKETCH_D; i++) {
-        struct cell *c = cell_of(h, i);
-        uint64_t cw = atomic_load_explicit(&c->wts, memory_order_relaxed);
-        uint64_t cr = atomic_load_explicit(&c->rts, memory_order_relaxed);
+        uint64_t cw = atomic_load_explicit(&c[i]->wts, memory_order_relaxed);
+        uint64_t cr = atomic_load_explicit(&c[i]->rts, memory_order_relaxed);
         w = cw < w ? cw : w;
         r = cr < r ? cr : r;
     }
@@ -128,9 +135,13 @@ static void bounds(uint64_t h, uint64_t *wts, uint64_t *rts)
 
 void ts_store_init(int nthreads)
 {
-    width = (uint32_t)(ts_sketch_bytes / (SKETCH_D * sizeof(struct cell)));
-    if (width == 0)
-        width = 1;
+    /* the largest power of two of cells that fits the size (at least 2) */
+    width = 2;
+    width_shift = 31;
+    while ((uint64_t)width * 2 * SKETCH_D * sizeof(struct cell) <= ts_sketch_bytes) {
+        width *= 2;
+        width_shift--;
+    }
     cells = aligned_alloc(64, ((size_t)SKETCH_D * width * sizeof(struct cell) + 63) & ~(size_t)63);
     uint64_t n = MIN_BUCKETS;
     while (n < (uint64_t)nthreads * BUCKETS_PER_THREAD)
@@ -197,7 +208,7 @@ static inline void bucket_unlock(struct ts_slot *b)
 
 struct ts_entry *ts_acquire(struct txn *t, struct row *r)
 {
-    uint64_t h = mix64((uint64_t)(uintptr_t)r);
+    uint64_t h = key_hash(r);
     struct ts_slot *b = &buckets[h & bucket_mask], *s, *free_slot = NULL;
     bucket_lock(b);
     for (s = b; s; s = s->next) {
@@ -241,27 +252,34 @@ void ts_release(struct txn *t, struct row *r, struct ts_entry *e)
 {
     (void)t;
     struct ts_slot *s = (struct ts_slot *)(void *)((char *)e - offsetof(struct ts_slot, e));
-    uint64_t h = mix64((uint64_t)(uintptr_t)r);
+    uint64_t h = key_hash(r);
     struct ts_slot *b = &buckets[h & bucket_mask];
     bucket_lock(b);
     SHW(SHW_INDEX);
     if (--s->refs == 0) {
         uint64_t w, rt;
         cc_ts_fold(&s->e, &w, &rt);
-        struct shadow *sh = row_shadow(r);
         /* fold only what changed: an unchanged stamp is its bound, already <= the cells */
-        if (w != s->bound_w) {
-            for (int i = 0; i < SKETCH_D; i++)
-                cell_raise(&cell_of(h, i)->wts, w);
-            sh->wts = w;
-        }
-        if (rt != s->bound_r) {
-            for (int i = 0; i < SKETCH_D; i++)
-                cell_raise(&cell_of(h, i)->rts, rt);
-            sh->rts = rt;
-        }
-        if (w != s->bound_w || rt != s->bound_r)
+        if (w != s->bound_w || rt != s->bound_r) {
+            struct shadow *sh = row_shadow(r);
+            struct cell *c[SKETCH_D];
+            cells_of(h, c);
+            if (w != s->bound_w) {
+                for (int i = 0; i < SKETCH_D; i++)
+                    cell_raise(&c[i]->wts, w);
+                sh->wts = w;
+            }
+            if (rt != s->bound_r) {
+#ifdef MUTANT_TS_SKETCH_ONE_ROW /* mutant: rts folds into one sketch row (S1 broken) */
+                for (int i = 0; i < 1; i++)
+#else
+                for (int i = 0; i < SKETCH_D; i++)
+#endif
+                    cell_raise(&c[i]->rts, rt);
+                sh->rts = rt;
+            }
             SHW(SHW_ROW);
+        }
         s->key = NULL;
     }
     bucket_unlock(b);
