@@ -75,7 +75,8 @@
     X(AR_STOPPED, "stopped")       /* the run ended while it waited (storage/wait.h) */    \
     X(AR_EARLY, "early_abort")     /* NCC: a request aborted early (a higher timestamp) */  \
     X(AR_SAFEGUARD, "safeguard")   /* NCC: safeguard and smart retry failed */            \
-    X(AR_READ_ONLY, "read_only_stale") /* NCC: a read-only read met a version past t_ro */
+    X(AR_READ_ONLY, "read_only_stale") /* NCC: a read-only read met a version past t_ro */ \
+    X(AR_TOO_LATE, "too_late")     /* MVTO: a write after a later read, or no version at ts */
 
 #define AR_ENUM_(e, s) e,
 enum abort_reason { ABORT_REASONS(AR_ENUM_) AR_COUNT };
