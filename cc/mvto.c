@@ -72,7 +72,8 @@
  * waiters of our markers wake at wait_txn_end (cc/txn.c).
  *
  * Abort paths: a write whose visible version was read later (rts > ts), a write that
- * meets a younger writer's pending version (AR_DIE, as wait-die), and an access for
+ * meets a younger writer's pending version (AR_DIE; not reached in practice: that writer
+ * raised the version's rts to its own ts, so the rts check aborts first), an access for
  * which no version is visible at ts (the row was inserted after ts, or pruned in the
  * watermark race): AR_TOO_LATE; a wait given up at the end of the run: AR_STOPPED; the
  * generic AR_DELETED. cc_abort clears the markers of the attempt (MV_PENDING), nothing
@@ -158,10 +159,10 @@ struct mvto_gc {
 
 /* Per-thread state (t->cc). */
 struct mvto_thread {
-    uint64_t wm;        /* this thread's watermark (0: none yet, nothing pruned) */
-    uint64_t commits;   /* since the thread started */
+    uint64_t wm;              /* this thread's watermark (0: none yet, nothing pruned) */
+    uint64_t commits;         /* since the thread started */
     int64_t live, live_bytes; /* nodes made minus nodes freed by this thread */
-    struct mvto_gc *gc; /* ring of rows to prune once wm passes their ts, in ts order */
+    struct mvto_gc *gc;       /* ring of rows to prune once wm passes their ts, in ts order */
     uint32_t gc_head, gc_len, gc_cap; /* gc_cap: a power of two */
 };
 
@@ -174,7 +175,10 @@ static int nthreads;
 /* Totals of the threads that ended (cc_thread_fini), reported by cc_fini. */
 static _Atomic int64_t live_total, live_bytes_total;
 
-static inline struct mvto_row *mv_of(struct row *r) { return (struct mvto_row *)(void *)r->cc; }
+static inline struct mvto_row *mv_of(struct row *r)
+{
+    return (struct mvto_row *)(void *)r->cc;
+}
 
 static void latch(struct mvto_row *m)
 {
@@ -420,7 +424,8 @@ enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
     uint32_t size = r->table->schema.data_size;
     uint64_t ts = t->ts, start = 0;
     bool write = type != ACC_READ;
-    bool upgrade = a->type != ACC_NONE; /* READ -> WRITE / DELETE, or WRITE -> DELETE */
+    /* READ -> WRITE / DELETE, or WRITE -> DELETE */
+    bool upgrade = a->type != ACC_NONE;
     if (upgrade && (a->cc_flags & MV_PENDING)) { /* WRITE -> DELETE: the marker is ours */
         a->type = (uint8_t)type;
         return RC_OK;
@@ -454,7 +459,8 @@ enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
             break;
         }
 #ifndef MUTANT_MVTO_NO_RTS_CHECK /* mutant: a write ignores a later read of its version */
-        if (*rts > ts) { /* a later reader read the version this write would follow */
+        /* a later reader read the version this write would follow */
+        if (*rts > ts) {
             why = AR_TOO_LATE;
             break;
         }
