@@ -73,6 +73,11 @@ echo "== storage model: a small cache (more rows in use than slots), history che
 storage="--workload ycsb --rows 2000 --threads 16 --warmup 0 --duration 2 --verify --storage nvme --cache-rows 200"
 run "no-wait ycsb storage model verify" 60 build/bin/rundb-no-wait $storage
 run "silo ycsb storage model verify" 60 build/bin/rundb-silo $storage
+# timestamps in the row are metadata on storage; FPSketch's never touch it
+run "tictoc ycsb storage model, timestamps on storage" 60 tests/storage_meta.sh build/bin/rundb-tictoc on $storage
+run "tictoc-sketch ycsb storage model, timestamps in memory" 60 tests/storage_meta.sh build/bin/rundb-tictoc-sketch off $storage
+run "sto ycsb storage model, timestamps on storage" 60 tests/storage_meta.sh build/bin/rundb-sto on $storage
+run "no-wait ycsb storage model, no timestamps" 60 tests/storage_meta.sh build/bin/rundb-no-wait off $storage
 
 echo "== TPC-C (tests/tpcc_test.sh)"
 while IFS= read -r line; do
