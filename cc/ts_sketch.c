@@ -7,7 +7,12 @@
  *   key). Buckets are cache-line slots with a spin lock in the first; a bucket's other
  *   keys hang off it in overflow slots, which stay linked once made (reused, never
  *   freed before ts_store_fini). A slot holds the key, its holders' count, the bounds it
- *   was unfolded with and the entry (the algorithm's words).
+ *   was unfolded with and the entry (the algorithm's words). When its last holder
+ *   leaves, a key keeps its slot, exact, until another key of the bucket needs a free
+ *   one; only then does it fold into the sketch (ours: the seed folds a key as soon as
+ *   it becomes inactive). Acquired again before that, it takes its exact entry back
+ *   without the sketch, which is always allowed (an exact stamp is its own upper bound);
+ *   a key the sketch answers for is one that folded (S1).
  *
  *   Sketch: SKETCH_D rows of `width` cells, each cell a pair of maxima (wts, rts). A key
  *   hashes to one cell per row; folding a key raises each of its cells to the key's
@@ -17,17 +22,18 @@
  *   S1 (never under-estimates) For every key, each of its cells holds at least the
  *      stamps the key had when it last folded: a fold raises all SKETCH_D cells, and
  *      cells only grow (atomic max), so their minimum does too.
- *   S2 (active keys exact) A key has at most one slot with refs > 0, found through its
- *      bucket; acquire and release of a key take its bucket's lock, and the slot is
- *      unfolded by its first holder and folded by its last, both under that lock. So
- *      every access to an entry happens between its unfold and its fold, and the entry
- *      is the key's only copy while anyone holds it.
+ *   S2 (active keys exact) A key has at most one slot, found through its bucket (a new
+ *      slot is taken only after a walk of the whole chain found none); acquire and
+ *      release take the bucket's lock; the slot is unfolded when the key takes it and
+ *      folded when the key is evicted from it (refs == 0: nobody touches the entry),
+ *      under that lock. So the entry is the key's only copy while the key keeps the
+ *      slot, and exact.
  *   S3 (ordering) The bucket lock orders a key's fold before its next unfold (lock
  *      acquire/release), so an unfold sees at least the cells its key's last fold wrote
  *      (cell stores are relaxed: only their values matter, and other keys' stores only
  *      raise them, which S1 allows).
  *   S4 (shadow, measurement only) The row's metadata slot holds the exact stamps the
- *      key had when it last folded: the stamps the algorithm set while the key was
+ *      key had when it last folded (was evicted): the stamps the algorithm set while the key was
  *      active, or the exact stamps it came in with for a stamp it did not change. It is
  *      written at the fold and read at the unfold (both under the bucket lock) and by
  *      ts_exact of a holder; the protocol never decides by it. shadow <= bounds (S1).
@@ -206,15 +212,47 @@ static inline void bucket_unlock(struct ts_slot *b)
     atomic_store_explicit(&b->lock, 0, memory_order_release);
 }
 
+/* Folds the key that slot s holds into the sketch: the stamps it changed since its
+ * unfold (an unchanged stamp is its bound, already <= the cells: S1), and the shadow
+ * (S4). Under the bucket lock, with no holder. */
+static void fold(struct ts_slot *s)
+{
+    uint64_t w, rt;
+    cc_ts_fold(&s->e, &w, &rt);
+    if (w == s->bound_w && rt == s->bound_r)
+        return;
+    struct shadow *sh = row_shadow(s->key);
+    struct cell *c[SKETCH_D];
+    cells_of(key_hash(s->key), c);
+    if (w != s->bound_w) {
+#pragma GCC unroll 4
+        for (int i = 0; i < SKETCH_D; i++)
+            cell_raise(&c[i]->wts, w);
+        sh->wts = w;
+    }
+    if (rt != s->bound_r) {
+#ifdef MUTANT_TS_SKETCH_ONE_ROW /* mutant: rts folds into one sketch row (S1 broken) */
+        for (int i = 0; i < 1; i++)
+#else
+#pragma GCC unroll 4
+        for (int i = 0; i < SKETCH_D; i++)
+#endif
+            cell_raise(&c[i]->rts, rt);
+        sh->rts = rt;
+    }
+    SHW(SHW_ROW);
+}
+
 struct ts_entry *ts_acquire(struct txn *t, struct row *r)
 {
     uint64_t h = key_hash(r);
     struct ts_slot *b = &buckets[h & bucket_mask], *s, *free_slot = NULL;
     bucket_lock(b);
     for (s = b; s; s = s->next) {
-        if (s->refs && s->key == r)
+        if (s->key == r) /* held, or released and not yet evicted: exact either way */
             break;
-        if (!s->refs && !free_slot)
+        /* a free slot: an empty one, else one whose released key goes now */
+        if (!s->refs && (!free_slot || (free_slot->key && !s->key)))
             free_slot = s;
     }
     if (s) {
@@ -235,6 +273,8 @@ struct ts_entry *ts_acquire(struct txn *t, struct row *r)
         atomic_fetch_add_explicit(&overflow_slots, 1, memory_order_relaxed);
     }
     s = free_slot;
+    if (s->key) /* evict the released key it held: now it is inactive */
+        fold(s);
     s->key = r;
     s->refs = 1;
     bounds(h, &s->bound_w, &s->bound_r);
@@ -252,36 +292,10 @@ void ts_release(struct txn *t, struct row *r, struct ts_entry *e)
 {
     (void)t;
     struct ts_slot *s = (struct ts_slot *)(void *)((char *)e - offsetof(struct ts_slot, e));
-    uint64_t h = key_hash(r);
-    struct ts_slot *b = &buckets[h & bucket_mask];
+    struct ts_slot *b = &buckets[key_hash(r) & bucket_mask];
     bucket_lock(b);
     SHW(SHW_INDEX);
-    if (--s->refs == 0) {
-        uint64_t w, rt;
-        cc_ts_fold(&s->e, &w, &rt);
-        /* fold only what changed: an unchanged stamp is its bound, already <= the cells */
-        if (w != s->bound_w || rt != s->bound_r) {
-            struct shadow *sh = row_shadow(r);
-            struct cell *c[SKETCH_D];
-            cells_of(h, c);
-            if (w != s->bound_w) {
-                for (int i = 0; i < SKETCH_D; i++)
-                    cell_raise(&c[i]->wts, w);
-                sh->wts = w;
-            }
-            if (rt != s->bound_r) {
-#ifdef MUTANT_TS_SKETCH_ONE_ROW /* mutant: rts folds into one sketch row (S1 broken) */
-                for (int i = 0; i < 1; i++)
-#else
-                for (int i = 0; i < SKETCH_D; i++)
-#endif
-                    cell_raise(&c[i]->rts, rt);
-                sh->rts = rt;
-            }
-            SHW(SHW_ROW);
-        }
-        s->key = NULL;
-    }
+    s->refs--; /* the last holder: the key stays, exact, until its slot is needed */
     bucket_unlock(b);
 }
 
