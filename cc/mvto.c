@@ -318,12 +318,8 @@ static const unsigned char *visible(struct row *r, const struct ts_entry *e, uin
         *node = NULL;
         return r->data;
     }
-#ifndef MUTANT_MVTO_SKETCH_NO_APPROX /* the rule removed: a wrong older version is read */
-    if (w0 & APPROX)
+    if (w0 & APPROX) /* I7: T's true wts may be <= ts; the chain may be the wrong one */
         return NULL;
-#else
-    (void)w0;
-#endif
     struct mvto_ver *n = chain_visible(r, ts);
     if (!n)
         return NULL;
