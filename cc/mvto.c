@@ -9,12 +9,22 @@
  * creates the version wts = ts, allowed only if no transaction with a later timestamp
  * has read the version it follows (that version's rts <= ts). Reads never abort.
  *
- * Row state (row->cc, struct mvto_row, all fields under the row's latch):
- *   latch     spin latch (acquire CAS / release store), with back-off (storage/wait.h)
- *   wts, rts  the newest committed version, whose image is row->data
- *   pending   ts of the one writer whose version is not committed yet (0: none); its
- *             image is in the writer's private copy (a->data), which nobody else reads
- *   chain     older committed versions, newest first: nodes (wts, rts, image copy)
+ * Key state, over a timestamp store (cc/ts_store.h: `row` or `sketch`, chosen by the
+ * variant: mvto, mvto-sketch). The key's entry (three words, under its latch bit):
+ *   w[0]  bit 63: latch (spin, acquire CAS / release store, back-off of storage/wait.h);
+ *         bit 62: APPROX, the head's stamps are the sketch's bounds (I7); bits 0..61: ts
+ *         of the one writer whose version is not committed yet (0: none), the pending
+ *         marker; its image is in the writer's private copy (a->data), which nobody reads
+ *   w[1], w[2]  wts, rts of the newest committed version (the head), whose image is
+ *         row->data
+ * The row's metadata slot (row->cc) holds, at MV_CHAIN_OFF, the chain of older committed
+ * versions, newest first: nodes (wts, rts, image copy), their stamps exact data (not the
+ * store's); before it, the store's part: with the row store the entry itself (ts_acquire
+ * returns row->cc: [w0 w1 w2][chain], 32 bytes), with the sketch its shadow of the exact
+ * stamps (measurement only: [shadow 16 bytes][chain], 24 bytes). An attempt acquires the
+ * key's entry at its first access (a->cc_ptr, MV_HELD) and releases it when it ends, so
+ * every access to the key's state, chain and image is under the latch of an entry that
+ * is held (with the sketch: exact, the key's only copy, S2 of cc/ts_sketch.c).
  *
  * Invariants:
  *   I1  The committed versions of a row (row->data, then the chain) have strictly
@@ -31,9 +41,36 @@
  *   I6  Row data, the chain and its images are read and written under the latch only;
  *       every reader copies the image it returns into its arena (a->data), so a version
  *       freed or an image overwritten later is never seen by anyone.
+ *   I7  (approximate head; sketch only) An entry unfolded from the sketch with wts > 0
+ *       has APPROX set: its wts is an upper bound of the head's true wts (S1), and its rts
+ *       of the true rts. Every chain version is older than the TRUE head wts, which may
+ *       be <= ts < bound: the head may be the version visible at ts, and the chain's
+ *       newest version with wts <= ts the wrong one. So an access at ts < bound on an
+ *       APPROX head finds no visible version and aborts (AR_TS_ORDER, in visible()),
+ *       never walking the chain; at ts >= bound the head is visible (true wts <= bound <=
+ *       ts) and the access goes on as usual, its checks against the bounds. A commit that
+ *       installs a new head makes the entry exact (APPROX cleared); the old head it pushes
+ *       carries its bound as wts, and the versions below it are freed (visible to no one:
+ *       an access before the bound aborted, and one at or after it reads the old head).
+ *       A delete also clears it. The row store unfolds only new rows, at (0, 0): never
+ *       APPROX, so mvto behaves as before.
+ *
+ * Serializability with the sketch (seed 002's claim, for MVTO): active keys are exact
+ * (S2), so while anyone holds a key MVTO runs on its true stamps. An inactive key's
+ * stamps come back over-approximated (S1): a larger rts only makes more writers abort
+ * (the write check rts > ts), never lets one pass; a larger wts is an APPROX head, where
+ * I7 either aborts (ts < bound: an abort the exact store might not make) or reads the
+ * head, which is the version visible at ts with the true stamps too; raising rts to ts
+ * there is what the exact protocol would do. So every access that succeeds makes the
+ * same choice (version read or followed) and leaves stamps >= the exact protocol's, and
+ * the pushed old head's bound wts only hides older versions (I7). The executions that
+ * remain are executions of exact MVTO with extra aborts, hence serializable. The aborts
+ * the exact stamps would have avoided count as sketch_false_aborts (ts_exact and the
+ * rule again on the exact stamps, count_sketch_abort).
  *
  * Memory orders: the latch's acquire CAS and release store order everything in the
- * state above; no field of it is read outside the latch. The per-thread timestamp slots
+ * state above; no field of it is read outside the latch but the pending marker, which a
+ * waiter polls (relaxed, a hint) on the entry it holds. The per-thread timestamp slots
  * of the garbage collector are relaxed (see GC: their precision is not what makes GC
  * safe). A reader's check of row->deleted (cc/txn.c) is ordered after the deleter's
  * publish by the latch: a deleter publishes before it installs and clears its marker.
@@ -100,7 +137,11 @@
  * versions newer than some thread's recent watermark plus one, and every queued row is
  * pruned once the watermark passes it, so the live old versions are about the writes
  * committed since the oldest running attempt began plus MVTO_GC_PERIOD commits per
- * thread (the result's cc_state gives the count left at the end of a run).
+ * thread (the result's cc_state gives the count left at the end of a run). The prune
+ * rule reads the head's wts: an APPROX head's bound is >= the true wts, so `head wts <=
+ * wm` (free the whole chain) only holds where it holds for the true wts; it keeps more
+ * versions, never fewer (and those under an APPROX head are unreachable anyway, I7).
+ * gc_drain acquires the entry of each queued row (free with the row store).
  */
 #include <stdalign.h>
 #include <stdio.h>
