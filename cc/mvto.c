@@ -9,12 +9,22 @@
  * creates the version wts = ts, allowed only if no transaction with a later timestamp
  * has read the version it follows (that version's rts <= ts). Reads never abort.
  *
- * Row state (row->cc, struct mvto_row, all fields under the row's latch):
- *   latch     spin latch (acquire CAS / release store), with back-off (storage/wait.h)
- *   wts, rts  the newest committed version, whose image is row->data
- *   pending   ts of the one writer whose version is not committed yet (0: none); its
- *             image is in the writer's private copy (a->data), which nobody else reads
- *   chain     older committed versions, newest first: nodes (wts, rts, image copy)
+ * Key state, over a timestamp store (cc/ts_store.h: `row` or `sketch`, chosen by the
+ * variant: mvto, mvto-sketch). The key's entry (three words, under its latch bit):
+ *   w[0]  bit 63: latch (spin, acquire CAS / release store, back-off of storage/wait.h);
+ *         bit 62: APPROX, the head's stamps are the sketch's bounds (I7); bits 0..61: ts
+ *         of the one writer whose version is not committed yet (0: none), the pending
+ *         marker; its image is in the writer's private copy (a->data), which nobody reads
+ *   w[1], w[2]  wts, rts of the newest committed version (the head), whose image is
+ *         row->data
+ * The row's metadata slot (row->cc) holds, at MV_CHAIN_OFF, the chain of older committed
+ * versions, newest first: nodes (wts, rts, image copy), their stamps exact data (not the
+ * store's); before it, the store's part: with the row store the entry itself (ts_acquire
+ * returns row->cc: [w0 w1 w2][chain], 32 bytes), with the sketch its shadow of the exact
+ * stamps (measurement only: [shadow 16 bytes][chain], 24 bytes). An attempt acquires the
+ * key's entry at its first access (a->cc_ptr, MV_HELD) and releases it when it ends, so
+ * every access to the key's state, chain and image is under the latch of an entry that
+ * is held (with the sketch: exact, the key's only copy, S2 of cc/ts_sketch.c).
  *
  * Invariants:
  *   I1  The committed versions of a row (row->data, then the chain) have strictly
@@ -31,9 +41,36 @@
  *   I6  Row data, the chain and its images are read and written under the latch only;
  *       every reader copies the image it returns into its arena (a->data), so a version
  *       freed or an image overwritten later is never seen by anyone.
+ *   I7  (approximate head; sketch only) An entry unfolded from the sketch with wts > 0
+ *       has APPROX set: its wts is an upper bound of the head's true wts (S1), and its rts
+ *       of the true rts. Every chain version is older than the TRUE head wts, which may
+ *       be <= ts < bound: the head may be the version visible at ts, and the chain's
+ *       newest version with wts <= ts the wrong one. So an access at ts < bound on an
+ *       APPROX head finds no visible version and aborts (AR_TS_ORDER, in visible()),
+ *       never walking the chain; at ts >= bound the head is visible (true wts <= bound <=
+ *       ts) and the access goes on as usual, its checks against the bounds. A commit that
+ *       installs a new head makes the entry exact (APPROX cleared); the old head it pushes
+ *       carries its bound as wts, and the versions below it are freed (visible to no one:
+ *       an access before the bound aborted, and one at or after it reads the old head).
+ *       A delete also clears it. The row store unfolds only new rows, at (0, 0): never
+ *       APPROX, so mvto behaves as before.
+ *
+ * Serializability with the sketch (seed 002's claim, for MVTO): active keys are exact
+ * (S2), so while anyone holds a key MVTO runs on its true stamps. An inactive key's
+ * stamps come back over-approximated (S1): a larger rts only makes more writers abort
+ * (the write check rts > ts), never lets one pass; a larger wts is an APPROX head, where
+ * I7 either aborts (ts < bound: an abort the exact store might not make) or reads the
+ * head, which is the version visible at ts with the true stamps too; raising rts to ts
+ * there is what the exact protocol would do. So every access that succeeds makes the
+ * same choice (version read or followed) and leaves stamps >= the exact protocol's, and
+ * the pushed old head's bound wts only hides older versions (I7). The executions that
+ * remain are executions of exact MVTO with extra aborts, hence serializable. The aborts
+ * the exact stamps would have avoided count as sketch_false_aborts (ts_exact and the
+ * rule again on the exact stamps, count_sketch_abort).
  *
  * Memory orders: the latch's acquire CAS and release store order everything in the
- * state above; no field of it is read outside the latch. The per-thread timestamp slots
+ * state above; no field of it is read outside the latch but the pending marker, which a
+ * waiter polls (relaxed, a hint) on the entry it holds. The per-thread timestamp slots
  * of the garbage collector are relaxed (see GC: their precision is not what makes GC
  * safe). A reader's check of row->deleted (cc/txn.c) is ordered after the deleter's
  * publish by the latch: a deleter publishes before it installs and clears its marker.
@@ -100,12 +137,17 @@
  * versions newer than some thread's recent watermark plus one, and every queued row is
  * pruned once the watermark passes it, so the live old versions are about the writes
  * committed since the oldest running attempt began plus MVTO_GC_PERIOD commits per
- * thread (the result's cc_state gives the count left at the end of a run).
+ * thread (the result's cc_state gives the count left at the end of a run). The prune
+ * rule reads the head's wts: an APPROX head's bound is >= the true wts, so `head wts <=
+ * wm` (free the whole chain) only holds where it holds for the true wts; it keeps more
+ * versions, never fewer (and those under an APPROX head are unreachable anyway, I7).
+ * gc_drain acquires the entry of each queued row (free with the row store).
  */
 #include <stdalign.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "cc/ts_store.h"
 #include "cc/txn.h"
 #include "storage/shared_writes.h"
 #include "storage/wait.h"
@@ -124,20 +166,29 @@ const bool cc_alg_serializable = true;
  * accesses all executed can no longer fail (no validation, nobody wounds it), so the
  * commit message follows without a prepare: 2 rounds, 1 RTT, as NO_WAIT. */
 const struct cc_net_rounds cc_net_rounds = {.prepare = false, .decides_in_commit = true};
-/* The storage model (storage/storage_model.h): the versions' timestamps are metadata kept
- * with the row on storage (a read raising rts dirties them). */
-const bool cc_alg_ts_on_storage = true;
+/* The storage model (storage/storage_model.h): with the row store the versions'
+ * timestamps are metadata kept with the row on storage (a read raising rts dirties
+ * them); the sketch keeps the newest version's in memory. */
+const bool cc_alg_ts_on_storage = !TS_STORE_SKETCH;
 
-/* MVTO's counters in the result (cc.h), per committed transaction. */
-enum { MV_CREATED, MV_FREED, MV_WAITS };
+/* MVTO's counters in the result (cc.h), per committed transaction, after the store's. */
+enum { MV_CREATED = TS_NCTRS, MV_FREED, MV_WAITS };
+_Static_assert(MV_WAITS < CC_ALG_COUNTERS, "mvto: too many counters");
 const char *const cc_alg_counter_names[CC_ALG_COUNTERS] = {
+    TS_COUNTER_NAMES,
     [MV_CREATED] = "versions_created", /* old-version nodes made (by any attempt) */
     [MV_FREED] = "versions_freed",     /* nodes reclaimed (pruned, or a delete's chain) */
     [MV_WAITS] = "pending_waits",      /* waits for an older pending version */
 };
 
 #define MV_PENDING 1 /* a->cc_flags: this attempt holds the row's pending marker */
+#define MV_HELD 2    /* a->cc_flags: a->cc_ptr is an acquired entry (cc/ts_store.h) */
 #define TS_THREAD_MASK (((uint64_t)1 << PRIO_THREAD_BITS) - 1)
+
+/* The entry's word 0 (see Key state): latch, approximate head, pending writer's ts. */
+#define LATCH ((uint64_t)1 << 63)
+#define APPROX ((uint64_t)1 << 62)
+#define PENDING_MASK (APPROX - 1)
 
 struct mvto_ver {
     struct mvto_ver *next; /* older */
@@ -145,14 +196,18 @@ struct mvto_ver {
     alignas(16) unsigned char data[];
 };
 
-struct mvto_row {
-    _Atomic uint32_t latch;
-    uint32_t pad;
-    uint64_t wts, rts;
-    _Atomic uint64_t pending; /* written under the latch; waiters poll it without */
-    struct mvto_ver *chain;
-};
-_Static_assert(sizeof(struct mvto_row) <= CC_META_SIZE, "mvto: CC_META_SIZE too small");
+/* The chain's head pointer in the row's slot: after the store's part of it (the sketch's
+ * shadow, or the row store's entry itself). */
+#define MV_CHAIN_OFF (TS_STORE_SKETCH ? TS_ROW_META_BYTES : sizeof(struct ts_entry))
+_Static_assert(TS_ROW_META_BYTES <= CC_META_SIZE, "mvto: CC_META_SIZE too small");
+_Static_assert(MV_CHAIN_OFF % alignof(struct mvto_ver *) == 0, "mvto: chain misaligned");
+_Static_assert(MV_CHAIN_OFF + sizeof(struct mvto_ver *) <= CC_META_SIZE,
+               "mvto: CC_META_SIZE too small");
+
+static inline struct mvto_ver **chain_of(struct row *r)
+{
+    return (struct mvto_ver **)(void *)(r->cc + MV_CHAIN_OFF);
+}
 
 /* A row this thread made an old version of, at commit timestamp ts (the GC queue). */
 struct mvto_gc {
@@ -178,31 +233,56 @@ static int nthreads;
 /* Totals of the threads that ended (cc_thread_fini), reported by cc_fini. */
 static _Atomic int64_t live_total, live_bytes_total;
 
-static inline struct mvto_row *mv_of(struct row *r)
+void cc_ts_fold(const struct ts_entry *e, uint64_t *wts, uint64_t *rts)
 {
-    return (struct mvto_row *)(void *)r->cc;
+    *wts = atomic_load_explicit(&e->w[1], memory_order_relaxed);
+    *rts = atomic_load_explicit(&e->w[2], memory_order_relaxed);
 }
 
-static void latch(struct mvto_row *m)
+/* I7: stamps from the sketch are bounds; a head wts of 0 is exact all the same (the true
+ * one is <= 0). The row store unfolds only new rows, with (0, 0). */
+void cc_ts_unfold(struct ts_entry *e, uint64_t wts, uint64_t rts)
 {
+    atomic_store_explicit(&e->w[0], wts ? APPROX : 0, memory_order_relaxed);
+    atomic_store_explicit(&e->w[1], wts, memory_order_relaxed);
+    atomic_store_explicit(&e->w[2], rts, memory_order_relaxed);
+}
+
+/* Latches the entry; returns word 0 without the latch (APPROX and the pending ts). */
+static inline uint64_t latch(struct ts_entry *e)
+{
+    _Atomic uint64_t *w = &e->w[0];
     struct waiter wt = WAITER_LATCH;
+    /* relaxed: a first guess for the CAS */
+    uint64_t v = atomic_load_explicit(w, memory_order_relaxed);
     for (;;) {
-        uint32_t z = 0;
-        SHW(SHW_ROW); /* the row's latch and state (one per access and per install) */
-        /* acquire: the latch protects the row's state, chain and image */
-        if (atomic_compare_exchange_weak_explicit(&m->latch, &z, 1, memory_order_acquire,
-                                                  memory_order_relaxed))
-            return;
-        /* relaxed: only a hint before the next try */
-        while (atomic_load_explicit(&m->latch, memory_order_relaxed))
-            wait_round(&wt);
+        if (!(v & LATCH)) {
+            SHW(SHW_ROW); /* the key's latch and state (one per access and per install) */
+            /* acquire: the latch protects the key's state, the chain and the image */
+            if (atomic_compare_exchange_weak_explicit(w, &v, v | LATCH, memory_order_acquire,
+                                                      memory_order_relaxed))
+                return v;
+            continue;
+        }
+        wait_round(&wt);
+        v = atomic_load_explicit(w, memory_order_relaxed); /* relaxed: a hint */
     }
 }
 
-static void unlatch(struct mvto_row *m)
+/* Unlatches, leaving word 0 = v (APPROX and the pending ts). */
+static inline void unlatch(struct ts_entry *e, uint64_t v)
 {
     /* release: pairs with the acquire CAS of the next holder */
-    atomic_store_explicit(&m->latch, 0, memory_order_release);
+    atomic_store_explicit(&e->w[0], v & ~LATCH, memory_order_release);
+}
+
+static inline uint64_t get(const struct ts_entry *e, int i)
+{
+    return atomic_load_explicit(&e->w[i], memory_order_relaxed); /* under the latch */
+}
+static inline void set(struct ts_entry *e, int i, uint64_t v)
+{
+    atomic_store_explicit(&e->w[i], v, memory_order_relaxed); /* under the latch */
 }
 
 static struct mvto_ver *node_new(struct txn *t, uint32_t size, uint64_t wts, uint64_t rts,
@@ -236,18 +316,21 @@ static void free_from(struct txn *t, struct mvto_ver *n, uint32_t size)
     }
 }
 
-/* GC under the latch: keeps the newest version with wts <= wm and the newer ones. */
-static void prune(struct txn *t, struct mvto_row *m, uint32_t size)
+/* GC under the latch: keeps the newest version with wts <= wm and the newer ones. An
+ * approximate head wts (I7) is >= the true one, so `wts <= wm` only holds where it holds
+ * for the true wts as well: it keeps more, never less. */
+static void prune(struct txn *t, struct row *r, const struct ts_entry *e, uint32_t size)
 {
     uint64_t wm = ((struct mvto_thread *)t->cc)->wm;
-    if (!m->chain)
+    struct mvto_ver **chain = chain_of(r);
+    if (!*chain)
         return;
-    if (m->wts <= wm) {
-        free_from(t, m->chain, size);
-        m->chain = NULL;
+    if (get(e, 1) <= wm) {
+        free_from(t, *chain, size);
+        *chain = NULL;
         return;
     }
-    for (struct mvto_ver *n = m->chain; n; n = n->next)
+    for (struct mvto_ver *n = *chain; n; n = n->next)
         if (n->wts <= wm) {
             free_from(t, n->next, size);
             n->next = NULL;
@@ -255,23 +338,54 @@ static void prune(struct txn *t, struct mvto_row *m, uint32_t size)
         }
 }
 
-/* The committed version visible at ts, under the latch: its image, and its wts and rts
- * fields (*rts points into the row or node). NULL: none (inserted after ts, or pruned). */
-static const unsigned char *visible(struct row *r, uint64_t ts, uint64_t *wts, uint64_t **rts)
+/* The committed version visible at ts in the chain (exact stamps), or NULL. */
+static struct mvto_ver *chain_visible(struct row *r, uint64_t ts)
 {
-    struct mvto_row *m = mv_of(r);
-    if (m->wts <= ts) {
-        *wts = m->wts;
-        *rts = &m->rts;
+    for (struct mvto_ver *n = *chain_of(r); n; n = n->next)
+        if (n->wts <= ts)
+            return n;
+    return NULL;
+}
+
+/* The committed version visible at ts, under the latch: the head (*node = NULL: its
+ * stamps are the entry's) or a chain node; NULL: none (inserted after ts, or pruned), or
+ * the head is approximate and later than ts (I7: which version is visible is unknown). */
+static const unsigned char *visible(struct row *r, const struct ts_entry *e, uint64_t w0,
+                                    uint64_t ts, uint64_t *wts, struct mvto_ver **node)
+{
+    uint64_t hw = get(e, 1);
+    if (hw <= ts) {
+        *wts = hw;
+        *node = NULL;
         return r->data;
     }
-    for (struct mvto_ver *n = m->chain; n; n = n->next)
-        if (n->wts <= ts) {
-            *wts = n->wts;
-            *rts = &n->rts;
-            return n->data;
-        }
-    return NULL;
+    if (w0 & APPROX) /* I7: T's true wts may be <= ts; the chain may be the wrong one */
+        return NULL;
+    struct mvto_ver *n = chain_visible(r, ts);
+    if (!n)
+        return NULL;
+    *wts = n->wts;
+    *node = n;
+    return n->data;
+}
+
+/* An access at ts aborts (AR_TS_ORDER) on the head's stamps (no visible version with an
+ * approximate head, or a write after a later read of the head): counts it as added by the
+ * sketch if the exact stamps would have let it pass. Under the latch (the chain). */
+static void count_sketch_abort(struct txn *t, struct row *r, const struct ts_entry *e,
+                               uint64_t ts, bool write)
+{
+    uint64_t wts = get(e, 1), rts = get(e, 2);
+    if (!ts_exact(e, &wts, &rts))
+        return;
+    if (wts <= ts) { /* the head, with its exact stamps */
+        if (!write || rts <= ts)
+            t->st.alg[TS_CTR_FALSE_ABORTS]++;
+        return;
+    }
+    struct mvto_ver *n = chain_visible(r, ts); /* the exact head is later: the chain */
+    if (n && (!write || n->rts <= ts))
+        t->st.alg[TS_CTR_FALSE_ABORTS]++;
 }
 
 /* Remembers row r, given an old version by our commit at ts, for gc_drain. */
@@ -296,7 +410,8 @@ static void gc_push(struct mvto_thread *p, struct row *r, uint64_t ts)
 
 /* Prunes the queued rows whose version ts the watermark has passed: the old version our
  * commit made there is then no longer needed (unless the row was pruned already). So a
- * row written once and never accessed again does not keep its old version forever. */
+ * row written once and never accessed again does not keep its old version forever. The
+ * key's entry is acquired for it (the latch is in it; free with the row store). */
 static void gc_drain(struct txn *t)
 {
     struct mvto_thread *p = t->cc;
@@ -304,10 +419,11 @@ static void gc_drain(struct txn *t)
         struct row *r = p->gc[p->gc_head].row;
         p->gc_head = (p->gc_head + 1) & (p->gc_cap - 1);
         p->gc_len--;
-        struct mvto_row *m = mv_of(r);
-        latch(m);
-        prune(t, m, r->table->schema.data_size);
-        unlatch(m);
+        struct ts_entry *e = ts_acquire(t, r);
+        uint64_t w0 = latch(e);
+        prune(t, r, e, r->table->schema.data_size);
+        unlatch(e, w0);
+        ts_release(t, r, e);
     }
 }
 
@@ -318,15 +434,21 @@ void cc_init(int n)
         atomic_init(&slots[i].ts, UINT64_MAX);
     atomic_init(&live_total, 0);
     atomic_init(&live_bytes_total, 0);
+    ts_store_init(n);
 }
 
-void cc_fini(void) {}
+void cc_fini(void)
+{
+    ts_store_fini();
+}
 
-/* The result's cc_state: the old versions left at the end of the run. */
+/* The result's cc_state: the timestamp store and the old versions left at the end. */
 void cc_report_json(FILE *f)
 {
+    fputs("{\"ts_store\":", f);
+    ts_store_json(f);
     /* relaxed: the threads that added to them were joined */
-    fprintf(f, "{\"old_versions_live\":%lld,\"old_version_bytes_live\":%lld}",
+    fprintf(f, ",\"old_versions_live\":%lld,\"old_version_bytes_live\":%lld}",
             (long long)atomic_load_explicit(&live_total, memory_order_relaxed),
             (long long)atomic_load_explicit(&live_bytes_total, memory_order_relaxed));
 }
@@ -351,12 +473,8 @@ void cc_thread_fini(struct txn *t)
 
 void cc_row_init(struct row *r)
 {
-    struct mvto_row *m = mv_of(r);
-    atomic_init(&m->latch, 0);
-    m->pad = 0;
-    m->wts = m->rts = 0;
-    atomic_init(&m->pending, 0);
-    m->chain = NULL; /* a row reused after an aborted insert never had a chain */
+    ts_row_init(r); /* the row store: the entry, (0, 0), no latch, nothing pending */
+    *chain_of(r) = NULL; /* a row reused after an aborted insert never had a chain */
 }
 
 void cc_begin(struct txn *t, bool retry)
@@ -389,9 +507,10 @@ static void attempt_end(struct txn *t, bool committed)
     atomic_store_explicit(&slots[t->thread_id].ts, UINT64_MAX, memory_order_relaxed);
 }
 
-/* Waits (latch released) until r's pending version p is committed or aborted; false:
- * the run is over. */
-static bool wait_pending(struct txn *t, struct row *r, uint64_t p, uint64_t *start)
+/* Waits (latch released) until the pending version p of r (entry e, which we hold) is
+ * committed or aborted; false: the run is over. */
+static bool wait_pending(struct txn *t, struct row *r, struct ts_entry *e, uint64_t p,
+                         uint64_t *start)
 {
     int holder = (int)(p & TS_THREAD_MASK);
     if (!*start) {
@@ -400,9 +519,8 @@ static bool wait_pending(struct txn *t, struct row *r, uint64_t p, uint64_t *sta
         t->st.alg[MV_WAITS]++;
     }
     struct waiter wt = WAITER(holder); /* it wakes its watchers when its attempt ends */
-    struct mvto_row *m = mv_of(r);
     /* relaxed: a hint only; the caller looks again under the latch */
-    while (atomic_load_explicit(&m->pending, memory_order_relaxed) == p) {
+    while ((atomic_load_explicit(&e->w[0], memory_order_relaxed) & PENDING_MASK) == p) {
         if (wait_stopped())
             return false;
         wait_round(&wt);
@@ -423,10 +541,14 @@ static void wait_finish(struct txn *t, uint64_t start, bool write)
 
 enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
 {
+    struct row *r = a->row;
+    if (a->type == ACC_NONE) { /* the key's entry, held until the attempt ends */
+        a->cc_ptr = ts_acquire(t, r);
+        a->cc_flags |= MV_HELD;
+    }
     if (type == ACC_INSERT || a->type == ACC_INSERT) /* private in place until commit */
         return occ_access_private(a, type), RC_OK;
-    struct row *r = a->row;
-    struct mvto_row *m = mv_of(r);
+    struct ts_entry *e = a->cc_ptr;
     uint32_t size = r->table->schema.data_size;
     uint64_t ts = t->ts, start = 0;
     bool write = type != ACC_READ;
@@ -438,21 +560,24 @@ enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
     }
     enum abort_reason why = AR_COUNT;
     bool raised = false; /* this access raised a version's rts */
+    uint64_t w0;
     for (;;) {
-        latch(m);
-        prune(t, m, size);
-        uint64_t wts, *rts;
-        const unsigned char *img = visible(r, ts, &wts, &rts);
+        w0 = latch(e);
+        prune(t, r, e, size);
+        uint64_t wts = 0;
+        struct mvto_ver *node;
+        const unsigned char *img = visible(r, e, w0, ts, &wts, &node);
         if (!img || (upgrade && wts != a->cc_a)) {
+            if (!img && (w0 & APPROX))
+                count_sketch_abort(t, r, e, ts, write); /* I7 */
             why = AR_TS_ORDER;
             break;
         }
-        /* relaxed: under the latch, which orders it */
-        uint64_t p = atomic_load_explicit(&m->pending, memory_order_relaxed);
+        uint64_t p = w0 & PENDING_MASK, vrts = node ? node->rts : get(e, 2);
         if (!write) {
             if (p && wts < p && p < ts) { /* I5: an older pending version we must see */
-                unlatch(m);
-                if (!wait_pending(t, r, p, &start)) {
+                unlatch(e, w0);
+                if (!wait_pending(t, r, e, p, &start)) {
                     why = AR_STOPPED;
                     break;
                 }
@@ -460,8 +585,11 @@ enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
             }
             a->data = txn_alloc(t, size);
             memcpy(a->data, img, size);
-            if (*rts < ts) {
-                *rts = ts;
+            if (vrts < ts) {
+                if (node)
+                    node->rts = ts;
+                else
+                    set(e, 2, ts);
                 raised = true;
             }
             a->cc_a = wts;
@@ -469,14 +597,16 @@ enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
         }
 #ifndef MUTANT_MVTO_NO_RTS_CHECK /* mutant: a write ignores a later read of its version */
         /* a later reader read the version this write would follow */
-        if (*rts > ts) {
+        if (vrts > ts) {
+            if (!node)
+                count_sketch_abort(t, r, e, ts, true);
             why = AR_TS_ORDER;
             break;
         }
 #endif
         if (p && p < ts) { /* an older writer: wait for it (I3) */
-            unlatch(m);
-            if (!wait_pending(t, r, p, &start)) {
+            unlatch(e, w0);
+            if (!wait_pending(t, r, e, p, &start)) {
                 why = AR_STOPPED;
                 break;
             }
@@ -491,33 +621,55 @@ enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
             memcpy(a->data, img, size);
             a->cc_a = wts;
         }
-        *rts = ts; /* I4: the write reads the version it follows (rts <= ts here) */
+        /* I4: the write reads the version it follows (rts <= ts here) */
+        if (node)
+            node->rts = ts;
+        else
+            set(e, 2, ts);
         raised = true;
-        /* relaxed: under the latch; waiters only poll it */
-        atomic_store_explicit(&m->pending, ts, memory_order_relaxed);
+        w0 = (w0 & ~PENDING_MASK) | ts; /* the marker, published by the unlatch */
         a->cc_flags |= MV_PENDING;
         break;
     }
     if (why == AR_COUNT || why == AR_TS_ORDER || why == AR_DIE)
-        unlatch(m);
+        unlatch(e, w0);
     if (raised)
         txn_storage_meta_dirty(t, r); /* after the latch: it may stall for a write */
     wait_finish(t, start, write);
-    if (why != AR_COUNT)
+    if (why != AR_COUNT) {
+        if (!upgrade) { /* the generic layer forgets a new access: release its entry */
+            ts_release(t, r, e);
+            a->cc_flags = 0;
+        }
         return txn_fail(t, why);
+    }
     a->in_place = 0;
     a->type = (uint8_t)type;
     return RC_OK;
 }
 
-/* Inserts version n into m's chain in wts order (n's wts < the row's wts). */
-static void insert_in_chain(struct mvto_row *m, struct mvto_ver *n)
+/* Inserts version n into r's chain in wts order (n's wts < the head's wts). */
+static void insert_in_chain(struct row *r, struct mvto_ver *n)
 {
-    struct mvto_ver **at = &m->chain;
+    struct mvto_ver **at = chain_of(r);
     while (*at && (*at)->wts > n->wts)
         at = &(*at)->next;
     n->next = *at;
     *at = n;
+}
+
+/* Releases the entries of this attempt (its markers are cleared already); nothing to do
+ * with the row store. */
+static void release_all(struct txn *t)
+{
+    if (!TS_STORE_SKETCH)
+        return;
+    for (uint32_t i = 0; i < t->nacc; i++) {
+        struct access *a = &t->acc[i];
+        if (a->cc_flags & MV_HELD)
+            ts_release(t, a->row, a->cc_ptr);
+        a->cc_flags = 0;
+    }
 }
 
 enum rc cc_commit(struct txn *t)
@@ -526,9 +678,11 @@ enum rc cc_commit(struct txn *t)
     txn_net_decision(t); /* network model: markers held till the commit arrives */
     for (uint32_t i = 0; t->npublish && i < t->nacc; i++)
         if (t->acc[i].type == ACC_INSERT) { /* private: no latch needed */
-            struct mvto_row *m = mv_of(t->acc[i].row);
+            struct ts_entry *e = t->acc[i].cc_ptr;
             SHW(SHW_ROW);
-            m->wts = m->rts = ts;
+            set(e, 0, 0); /* exact: the row's only version */
+            set(e, 1, ts);
+            set(e, 2, ts);
         }
     /* our pending markers hold the written rows exclusively: nobody reads past them */
     txn_publish(t);
@@ -537,30 +691,41 @@ enum rc cc_commit(struct txn *t)
         if (!(a->cc_flags & MV_PENDING))
             continue;
         struct row *r = a->row;
-        struct mvto_row *m = mv_of(r);
+        struct ts_entry *e = a->cc_ptr;
+        struct mvto_ver **chain = chain_of(r);
         uint32_t size = r->table->schema.data_size;
-        latch(m);
+        uint64_t w0 = latch(e), wts = get(e, 1);
         if (a->type == ACC_DELETE) { /* nobody reads a deleted row again (AR_DELETED) */
-            free_from(t, m->chain, size);
-            m->chain = NULL;
-            if (ts > m->wts)
-                m->wts = m->rts = ts;
-        } else if (ts > m->wts) { /* the newest: it follows row->data (I4) */
-            struct mvto_ver *n = node_new(t, size, m->wts, m->rts, r->data);
-            n->next = m->chain;
-            m->chain = n;
+            free_from(t, *chain, size);
+            *chain = NULL;
+            if (ts > wts) {
+                set(e, 1, ts);
+                set(e, 2, ts);
+                w0 &= ~APPROX;
+            }
+        } else if (ts > wts) { /* the newest: it follows the head (I4) */
+            if (w0 & APPROX) { /* I7: the old head's wts is a bound; nothing older is ever
+                                * visible again (a reader before the bound aborts) */
+                free_from(t, *chain, size);
+                *chain = NULL;
+            }
+            struct mvto_ver *n = node_new(t, size, wts, get(e, 2), r->data);
+            n->next = *chain;
+            *chain = n;
             row_install_written(a);
-            m->wts = m->rts = ts;
+            set(e, 1, ts);
+            set(e, 2, ts);
+            w0 &= ~APPROX;
             gc_push(t->cc, r, ts);
         } else { /* older than the newest: into the chain in wts order (I1) */
-            insert_in_chain(m, node_new(t, size, ts, ts, a->data));
+            insert_in_chain(r, node_new(t, size, ts, ts, a->data));
         }
-        /* relaxed: under the latch; a waiter polling it then takes the latch */
-        atomic_store_explicit(&m->pending, 0, memory_order_relaxed);
+        w0 &= ~PENDING_MASK; /* the marker: cleared by the unlatch */
         a->cc_flags &= (uint16_t)~MV_PENDING;
-        prune(t, m, size);
-        unlatch(m);
+        prune(t, r, e, size);
+        unlatch(e, w0);
     }
+    release_all(t);
     attempt_end(t, true);
     return RC_OK;
 }
@@ -570,13 +735,12 @@ void cc_abort(struct txn *t)
     for (uint32_t i = 0; i < t->nacc; i++) {
         struct access *a = &t->acc[i];
         if (a->cc_flags & MV_PENDING) {
-            struct mvto_row *m = mv_of(a->row);
-            latch(m);
-            /* relaxed: under the latch; a waiter polling it then takes the latch */
-            atomic_store_explicit(&m->pending, 0, memory_order_relaxed);
-            unlatch(m);
+            struct ts_entry *e = a->cc_ptr;
+            uint64_t w0 = latch(e);
+            unlatch(e, w0 & ~PENDING_MASK);
             a->cc_flags &= (uint16_t)~MV_PENDING;
         }
     }
+    release_all(t);
     attempt_end(t, false);
 }

@@ -1,4 +1,4 @@
-/* variants: sto-sketch tictoc-sketch
+/* variants: sto-sketch tictoc-sketch mvto-sketch
  * The sketch timestamp store (cc/ts_sketch.c, FPSketch), driven through its own API with
  * the linked algorithm's fold/unfold. A tiny sketch (1 KiB: 16 cells per row) makes keys
  * collide in every row. Cases:
