@@ -299,6 +299,20 @@ void ts_release(struct txn *t, struct row *r, struct ts_entry *e)
     bucket_unlock(b);
 }
 
+void ts_fold_released(void)
+{
+    for (uint64_t i = 0; i <= bucket_mask; i++) {
+        struct ts_slot *b = &buckets[i];
+        bucket_lock(b);
+        for (struct ts_slot *s = b; s; s = s->next)
+            if (!s->refs && s->key) {
+                fold(s);
+                s->key = NULL;
+            }
+        bucket_unlock(b);
+    }
+}
+
 bool ts_exact(const struct ts_entry *e, uint64_t *wts, uint64_t *rts)
 {
     const struct ts_slot *s =

@@ -77,6 +77,9 @@ void ts_row_init(struct row *r);
 /* The key's entry, exact while held; one reference per call. */
 struct ts_entry *ts_acquire(struct txn *t, struct row *r);
 void ts_release(struct txn *t, struct row *r, struct ts_entry *e);
+/* Folds every released key that still keeps its slot (cc/ts_sketch.c): the store then
+ * holds exactly the keys in use, as when each key folds the moment it is released. */
+void ts_fold_released(void);
 /* For counting the aborts the sketch added: in, the stamps of e the algorithm just
  * decided by; out, the stamps the key would have with exact timestamps (a stamp still at
  * the sketch's bound becomes the exact stamp it stood for). True when any differs. */
@@ -105,6 +108,7 @@ static inline void ts_release(struct txn *t, struct row *r, struct ts_entry *e)
     (void)r;
     (void)e;
 }
+static inline void ts_fold_released(void) {}
 static inline bool ts_exact(const struct ts_entry *e, uint64_t *wts, uint64_t *rts)
 {
     (void)e;
