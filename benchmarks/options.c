@@ -238,6 +238,9 @@ static void set_value(struct options *o, const struct opt_def *d, const char *v)
     }
 }
 
+/* The sketch timestamp store's size (cc/ts_sketch.c), where the variant has one. */
+extern size_t ts_sketch_bytes __attribute__((weak));
+
 /* Whether flag `name` was given (given[]: per defs entry). */
 static bool was_given(const bool *given, const char *name)
 {
@@ -316,6 +319,8 @@ void options_parse(struct options *o, int argc, char **argv)
     if (o->rate > 0 && o->rate < 1e-3)
         bad("--rate: %g is below 0.001 arrivals per second (0 = closed loop)", o->rate);
     storage_checks(o, given);
+    if (was_given(given, "sketch-kib") && !&ts_sketch_bytes)
+        bad("--sketch-kib: this variant keeps no sketch (only the *-sketch variants)");
     if (*o->dump && !workload_find(o->workload)->dump)
         bad("--dump: the %s workload has no dump", o->workload);
 }

@@ -183,6 +183,8 @@ const char *const cc_alg_counter_names[CC_ALG_COUNTERS] = {
 
 #define MV_PENDING 1 /* a->cc_flags: this attempt holds the row's pending marker */
 #define MV_HELD 2    /* a->cc_flags: a->cc_ptr is an acquired entry (cc/ts_store.h) */
+#define MV_META 4    /* a->cc_flags: this attempt changed the row's timestamps (storage
+                      * model: marked dirty at the end, with no latch or marker held) */
 #define TS_THREAD_MASK (((uint64_t)1 << PRIO_THREAD_BITS) - 1)
 
 /* The entry's word 0 (see Key state): latch, approximate head, pending writer's ts. */
@@ -481,6 +483,10 @@ void cc_begin(struct txn *t, bool retry)
 {
     (void)retry; /* a retry takes a new timestamp: the old one would be late again */
     t->ts = txn_priority_ts(t);
+    if (t->ts & ~PENDING_MASK) { /* after about 2^50 ticks (days): into the flag bits */
+        fprintf(stderr, "mvto: timestamps outgrew the pending marker's 62 bits\n");
+        exit(1);
+    }
     /* relaxed: the GC's reading of the slots need not be exact (see GC at the top) */
     SHW(SHW_OWN);
     atomic_store_explicit(&slots[t->thread_id].ts, t->ts, memory_order_relaxed);
@@ -634,7 +640,7 @@ enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
     if (why == AR_COUNT || why == AR_TS_ORDER || why == AR_DIE)
         unlatch(e, w0);
     if (raised)
-        txn_storage_meta_dirty(t, r); /* after the latch: it may stall for a write */
+        a->cc_flags |= MV_META;
     wait_finish(t, start, write);
     if (why != AR_COUNT) {
         if (!upgrade) { /* the generic layer forgets a new access: release its entry */
@@ -658,15 +664,17 @@ static void insert_in_chain(struct row *r, struct mvto_ver *n)
     *at = n;
 }
 
-/* Releases the entries of this attempt (its markers are cleared already); nothing to do
- * with the row store. */
-static void release_all(struct txn *t)
+/* Ends the attempt's hold on its rows (its markers are cleared already): the storage
+ * model's metadata marks, which may stall, then the entries (nothing with the row store). */
+static void release_all(struct txn *t, bool aborting)
 {
-    if (!TS_STORE_SKETCH)
-        return;
     for (uint32_t i = 0; i < t->nacc; i++) {
         struct access *a = &t->acc[i];
-        if (a->cc_flags & MV_HELD)
+        if (a->cc_flags & MV_META)
+            txn_storage_meta_dirty(t, a->row);
+        if (TS_STORE_SKETCH && (a->cc_flags & MV_HELD) && TS_DEAD(a, aborting))
+            ts_release_dead(t, a->row, a->cc_ptr);
+        else if (TS_STORE_SKETCH && (a->cc_flags & MV_HELD))
             ts_release(t, a->row, a->cc_ptr);
         a->cc_flags = 0;
     }
@@ -721,11 +729,11 @@ enum rc cc_commit(struct txn *t)
             insert_in_chain(r, node_new(t, size, ts, ts, a->data));
         }
         w0 &= ~PENDING_MASK; /* the marker: cleared by the unlatch */
-        a->cc_flags &= (uint16_t)~MV_PENDING;
+        a->cc_flags = (uint16_t)((a->cc_flags & ~MV_PENDING) | MV_META);
         prune(t, r, e, size);
         unlatch(e, w0);
     }
-    release_all(t);
+    release_all(t, false);
     attempt_end(t, true);
     return RC_OK;
 }
@@ -741,6 +749,6 @@ void cc_abort(struct txn *t)
             a->cc_flags &= (uint16_t)~MV_PENDING;
         }
     }
-    release_all(t);
+    release_all(t, true);
     attempt_end(t, false);
 }

@@ -62,6 +62,8 @@ const bool cc_alg_ts_on_storage = !TS_STORE_SKETCH;
 #define LATCH ((uint64_t)1 << 63)
 #define ACC_HELD 1    /* a->cc_flags: a->cc_ptr is an acquired entry */
 #define ACC_CLAIMED 2 /* a->cc_flags: this attempt is the key's pending writer */
+#define ACC_META 4    /* a->cc_flags: this attempt changed the key's stamps (storage model:
+                       * marked dirty at the end, with no latch or claim held) */
 
 _Static_assert(TS_ROW_META_BYTES <= CC_META_SIZE, "sto: CC_META_SIZE too small");
 
@@ -109,6 +111,10 @@ void cc_begin(struct txn *t, bool retry)
 {
     (void)retry;
     t->ts = txn_priority_ts(t);
+    if (t->ts & LATCH) { /* after about 2^51 ticks (days): into the latch bit */
+        fprintf(stderr, "sto: timestamps outgrew the pending writer's 63 bits\n");
+        exit(1);
+    }
 }
 
 static inline uint64_t latch(struct ts_entry *e)
@@ -212,7 +218,7 @@ static enum rc execute(struct txn *t, struct access *a, struct ts_entry *e, bool
         }
         unlatch(e, pending);
         if (raised)
-            txn_storage_meta_dirty(t, r); /* after the latch: it may stall for a write */
+            a->cc_flags |= ACC_META;
         return RC_OK;
     }
 }
@@ -244,8 +250,9 @@ enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
     return RC_OK;
 }
 
-/* Clears the claims of this attempt and releases its entries. */
-static void release_all(struct txn *t)
+/* Clears the claims of this attempt, makes the storage model's metadata marks (which may
+ * stall: no claim is held by then) and releases its entries. */
+static void release_all(struct txn *t, bool aborting)
 {
     for (uint32_t i = 0; i < t->nacc; i++) {
         struct access *a = &t->acc[i];
@@ -254,7 +261,14 @@ static void release_all(struct txn *t)
             latch(e);
             unlatch(e, 0); /* waiters watch our thread: woken at the transaction's end */
         }
-        if (a->cc_flags & ACC_HELD)
+    }
+    for (uint32_t i = 0; i < t->nacc; i++) {
+        struct access *a = &t->acc[i];
+        if (a->cc_flags & ACC_META)
+            txn_storage_meta_dirty(t, a->row);
+        if ((a->cc_flags & ACC_HELD) && TS_DEAD(a, aborting))
+            ts_release_dead(t, a->row, a->cc_ptr);
+        else if (a->cc_flags & ACC_HELD)
             ts_release(t, a->row, a->cc_ptr);
         a->cc_flags = 0;
     }
@@ -273,7 +287,7 @@ enum rc cc_commit(struct txn *t)
             if (get(e, 2) < t->ts)
                 set(e, 2, t->ts);
             unlatch(e, t->ts);
-            txn_storage_meta_dirty(t, a->row);
+            a->cc_flags |= ACC_META;
         } else if (a->type == ACC_INSERT) {
             /* relaxed under the latch-free private row; txn_publish (release) publishes */
             set(e, 1, t->ts);
@@ -281,11 +295,11 @@ enum rc cc_commit(struct txn *t)
         }
     }
     txn_publish(t);
-    release_all(t);
+    release_all(t, false);
     return RC_OK;
 }
 
 void cc_abort(struct txn *t)
 {
-    release_all(t);
+    release_all(t, true);
 }

@@ -61,6 +61,8 @@ const struct cc_net_rounds cc_net_rounds = {.prepare = true, .decides_in_commit 
 #define WTS_MASK (((uint64_t)1 << DELTA_SHIFT) - 1)
 #define ACC_LOCKED 1          /* a->cc_flags: this attempt holds the row's lock bit */
 #define ACC_HELD 2            /* a->cc_flags: a->cc_ptr is the key's acquired entry */
+#define ACC_META 4            /* a->cc_flags: this attempt changed the key's stamps (storage
+                               * model: marked dirty at the end, with no lock held) */
 
 const char *const cc_alg_counter_names[CC_ALG_COUNTERS] = {TS_COUNTER_NAMES};
 /* The storage model (storage/storage_model.h): with the row store the timestamps are
@@ -196,19 +198,24 @@ static enum rc validate_read(struct txn *t, struct access *a, uint64_t ts)
         }
         SHW(SHW_ROW);
         if (atomic_compare_exchange_weak(w, &v, delta << DELTA_SHIFT | wts)) {
-            txn_storage_meta_dirty(t, a->row); /* rts raised: the timestamps changed */
+            a->cc_flags |= ACC_META; /* rts raised */
             return RC_OK;
         }
     }
 }
 
 
-/* Releases the timestamp-store entries of the attempt (after its locks). */
-static void release_entries(struct txn *t)
+/* After the attempt's locks: the storage model's metadata marks (which may stall), then
+ * the timestamp-store entries. */
+static void release_entries(struct txn *t, bool aborting)
 {
     for (uint32_t i = 0; i < t->nacc; i++) {
         struct access *a = &t->acc[i];
-        if (a->cc_flags & ACC_HELD)
+        if (a->cc_flags & ACC_META)
+            txn_storage_meta_dirty(t, a->row);
+        if ((a->cc_flags & ACC_HELD) && TS_DEAD(a, aborting))
+            ts_release_dead(t, a->row, a->cc_ptr);
+        else if (a->cc_flags & ACC_HELD)
             ts_release(t, a->row, a->cc_ptr);
         a->cc_flags = 0;
     }
@@ -305,9 +312,9 @@ enum rc cc_commit(struct txn *t)
          * acquire load of cc_access */
         SHW(SHW_ROW);
         atomic_store_explicit(acc_word(ws[i]), ts, memory_order_release);
-        txn_storage_meta_dirty(t, ws[i]->row);
+        ws[i]->cc_flags |= ACC_META;
     }
-    release_entries(t);
+    release_entries(t, false);
     return RC_OK;
 }
 
@@ -327,5 +334,5 @@ void cc_abort(struct txn *t)
         }
     }
     count_sketch_abort(t);
-    release_entries(t);
+    release_entries(t, true);
 }

@@ -12,7 +12,9 @@
  *   one; only then does it fold into the sketch (ours: the seed folds a key as soon as
  *   it becomes inactive). Acquired again before that, it takes its exact entry back
  *   without the sketch, which is always allowed (an exact stamp is its own upper bound);
- *   a key the sketch answers for is one that folded (S1).
+ *   a key the sketch answers for is one that folded (S1). A new key takes an empty slot,
+ *   else a released key's not taken back since the last pass, else any released key's
+ *   (second chance, as CLOCK), else a new overflow slot.
  *
  *   Sketch: SKETCH_D rows of `width` cells, each cell a pair of maxima (wts, rts). A key
  *   hashes to one cell per row; folding a key raises each of its cells to the key's
@@ -62,7 +64,8 @@ struct cell {
 
 struct ts_slot {
     _Atomic uint32_t lock; /* the bucket's lock (bucket heads only) */
-    uint32_t refs;         /* holders; 0: free (key is NULL) */
+    uint16_t refs;         /* holders (at most one per thread); 0: released or free */
+    uint16_t recent;       /* a released key taken back since the last eviction pass */
     const struct row *key;
     struct ts_slot *next;  /* the bucket's overflow slots (heads only link them) */
     uint64_t bound_w, bound_r; /* the stamps the entry was unfolded with */
@@ -248,19 +251,31 @@ struct ts_entry *ts_acquire(struct txn *t, struct row *r)
     uint64_t h = key_hash(r);
     struct ts_slot *b = &buckets[h & bucket_mask], *s, *free_slot = NULL;
     bucket_lock(b);
+    /* a slot for a new key: an empty one, else a released key not taken back since
+     * the last pass, else any released key (second chance, as CLOCK) */
+    struct ts_slot *empty = NULL, *old = NULL;
     for (s = b; s; s = s->next) {
         if (s->key == r) /* held, or released and not yet evicted: exact either way */
             break;
-        /* a free slot: an empty one, else one whose released key goes now */
-        if (!s->refs && (!free_slot || (free_slot->key && !s->key)))
+        if (!s->refs && !s->key && !empty)
+            empty = s;
+        else if (!s->refs && s->key && !s->recent && !old)
+            old = s;
+        else if (!s->refs && s->key && !free_slot)
             free_slot = s;
     }
     if (s) {
-        s->refs++;
+        if (!s->refs++)
+            s->recent = 1;
         SHW(SHW_INDEX);
         bucket_unlock(b);
         return &s->e;
     }
+    if (empty || old)
+        free_slot = empty ? empty : old;
+    else if (free_slot) /* every released key was taken back: a new pass */
+        for (struct ts_slot *x = b; x; x = x->next)
+            x->recent = 0;
     if (!free_slot) { /* a new overflow slot, linked after the head for good */
         free_slot = aligned_alloc(64, sizeof(*free_slot));
         if (!free_slot) {
@@ -277,6 +292,7 @@ struct ts_entry *ts_acquire(struct txn *t, struct row *r)
         fold(s);
     s->key = r;
     s->refs = 1;
+    s->recent = 0;
     bounds(h, &s->bound_w, &s->bound_r);
     cc_ts_unfold(&s->e, s->bound_w, s->bound_r);
     SHW(SHW_INDEX);
@@ -296,6 +312,18 @@ void ts_release(struct txn *t, struct row *r, struct ts_entry *e)
     bucket_lock(b);
     SHW(SHW_INDEX);
     s->refs--; /* the last holder: the key stays, exact, until its slot is needed */
+    bucket_unlock(b);
+}
+
+void ts_release_dead(struct txn *t, struct row *r, struct ts_entry *e)
+{
+    (void)t;
+    struct ts_slot *s = (struct ts_slot *)(void *)((char *)e - offsetof(struct ts_slot, e));
+    struct ts_slot *b = &buckets[key_hash(r) & bucket_mask];
+    bucket_lock(b);
+    SHW(SHW_INDEX);
+    if (--s->refs == 0)
+        s->key = NULL; /* no fold: the row is freed, its shadow reset by the next insert */
     bucket_unlock(b);
 }
 

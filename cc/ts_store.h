@@ -7,10 +7,10 @@
  *           makes the row dirty.
  *   sketch  (-DTS_STORE_SKETCH=1, linking cc/ts_sketch.c): FPSketch (seed 002). An
  *           exact entry for every key that some running transaction has acquired, in a
- *           hash table of active keys, reference counted; when the last reference goes,
- *           the key's two stamps (wts, rts) fold into a max-sketch of d x w cells and
- *           the entry is dropped; a key acquired again starts from the sketch's upper
- *           bounds. Nothing of it lives on storage.
+ *           hash table of active keys, reference counted; a key nobody holds keeps its
+ *           entry until another key needs the slot, then its two stamps (wts, rts) fold
+ *           into a max-sketch of d x w cells; a key acquired again after that starts
+ *           from the sketch's upper bounds. Nothing of it lives on storage.
  *
  * The claim the sketch rests on (seed 002): STO, MVTO and TicToc stay serializable when
  * the timestamps of INACTIVE keys are over-approximated, as long as every active key
@@ -18,11 +18,12 @@
  *
  *   - An algorithm reaches a key's timestamps only through an entry it acquired
  *     (ts_acquire) and has not released; the entry stays at one address and is the
- *     key's only copy until the last holder releases it. Every access of the algorithm
+ *     key's only copy while anyone holds it. All of the algorithm's marks (locks,
+ *     claims, pending versions) are gone from an entry when its last holder releases. Every access of the algorithm
  *     to the entry's words is its own business (its own atomics and memory orders).
  *   - The algorithm defines cc_ts_fold and cc_ts_unfold, which read (wts, rts) out of
  *     an entry and set an entry from (wts, rts); the sketch calls them with no holder
- *     left (fold) or before the first holder sees the entry (unfold), under the active
+ *     (fold) or before the first holder sees the entry (unfold), under the active
  *     table's bucket lock, which orders them after every holder's accesses.
  *   - Both stamps only grow, and the sketch's bounds are >= the true stamps (S1 in
  *     cc/ts_sketch.c): an unfolded entry only ever claims later stamps than the truth,
@@ -55,6 +56,12 @@ struct ts_entry {
     _Atomic uint64_t w[TS_WORDS];
 };
 
+/* Whether access a releases its key dead (ts_release_dead): a row it inserted that is
+ * freed next, after an abort or because the attempt deleted it again. */
+#define TS_DEAD(a, aborting)                                                                 \
+    ((a)->type == ACC_INSERT &&                                                              \
+     ((aborting) || atomic_load_explicit(&(a)->row->deleted, memory_order_relaxed)))
+
 /* Defined by the algorithm: the entry's write and read timestamps, and an entry that
  * claims (wts, rts) with nothing pending (the state of a key nobody uses). */
 void cc_ts_fold(const struct ts_entry *e, uint64_t *wts, uint64_t *rts);
@@ -77,6 +84,10 @@ void ts_row_init(struct row *r);
 /* The key's entry, exact while held; one reference per call. */
 struct ts_entry *ts_acquire(struct txn *t, struct row *r);
 void ts_release(struct txn *t, struct row *r, struct ts_entry *e);
+/* ts_release for a row this attempt inserted and the generic layer frees next (an
+ * aborted or dropped insert, never published): the last holder drops the key at once,
+ * unfolded (its stamps mean nothing), so no later fold writes the freed row's shadow. */
+void ts_release_dead(struct txn *t, struct row *r, struct ts_entry *e);
 /* Folds every released key that still keeps its slot (cc/ts_sketch.c): the store then
  * holds exactly the keys in use, as when each key folds the moment it is released. */
 void ts_fold_released(void);
@@ -103,6 +114,12 @@ static inline struct ts_entry *ts_acquire(struct txn *t, struct row *r)
     return (struct ts_entry *)(void *)r->cc;
 }
 static inline void ts_release(struct txn *t, struct row *r, struct ts_entry *e)
+{
+    (void)t;
+    (void)r;
+    (void)e;
+}
+static inline void ts_release_dead(struct txn *t, struct row *r, struct ts_entry *e)
 {
     (void)t;
     (void)r;

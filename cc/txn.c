@@ -600,11 +600,11 @@ enum rc txn_commit(struct txn *t)
     t->a_commit += end - start;
     if (rc != RC_OK)
         return mark_abort(t);
+    wait_txn_end(); /* threads that wait for this transaction's end: before any stall */
     if (sm_on) { /* a stall here is wait time, after the commit's own time */
         t->a_wait += storage_commit(t);
         end = STATS_TICKS();
     }
-    wait_txn_end(); /* threads that wait for this transaction's end */
     if (t->hist) /* with the network model the client knows the outcome at the decision */
         hist_txn_times(t->hist, t->hist_begin,
                        t->net.decided_at ? t->net.decided_ns : clock_now_ns());

@@ -88,6 +88,8 @@ expect_bad --storage nvme --storage-latency-us 80
 expect_bad --storage nvme --cache-rows 0
 expect_bad --storage nvme --cache-rows -1
 expect_bad --cache-rows 100
+expect_bad --sketch-kib 32 # no-wait keeps no sketch (even at the default size)
+expect_bad --sketch-kib 0
 expect_bad --storage-write-latency-us 20
 expect_bad --storage nvme --storage-write-latency-us 0
 expect_bad --storage-latency-us 5 --storage-write-latency-us -1
@@ -101,7 +103,7 @@ fi
 for f in workload threads pin warmup duration seed out verify queries-per-thread backoff-max-us \
     rows fields field-size req-per-txn read-ratio theta accounts hot-accounts hot-prob \
     warehouses mix partition-by-warehouse len distance check dump series-interval quiet \
-    storage storage-latency-us storage-write-latency-us cache-rows; do
+    storage storage-latency-us storage-write-latency-us cache-rows sketch-kib; do
     if ! grep -q -- "--$f .*(default: " <<<"$help"; then
         echo "--help does not document --$f with its default"
         bad=1
