@@ -109,6 +109,10 @@ run "tsan wound-wait network model open loop verify" 120 build/tsan/bin/rundb-wo
 run "tsan no-wait ycsb storage model verify" 120 build/tsan/bin/rundb-no-wait \
     $storage --duration 1 --queries-per-thread 2000
 
+# FPSketch with inserts (aborted and dropped ones release their slot at once) under TSan
+run "tsan sto-sketch tpcc check" 180 build/tsan/bin/rundb-sto-sketch --workload tpcc \
+    --warehouses 1 --threads 4 --warmup 0 --duration 1.5 --check
+
 # NCC's client failure: the backup coordinator finishes abandoned attempts on its thread
 run "tsan ncc-rw client failure and recovery verify" 120 build/tsan/bin/rundb-ncc-rw \
     --threads 8 --warmup 0 --duration 1.5 --verify --workload f1 --rows 10000 \
