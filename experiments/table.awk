@@ -53,11 +53,11 @@ function median(list,    a, n, i, j, t) {
     reps[k]++
 }
 END {
-    printf "%-48s %7s %-11s %12s %8s %10s %4s\n", "setting", "threads", "variant", "commits/s", "aborts", "p99 us", "reps"
+    printf "%-48s %7s %-13s %12s %8s %10s %4s\n", "setting", "threads", "variant", "commits/s", "aborts", "p99 us", "reps"
     for (i = 1; i <= n; i++) {
         k = order[i]
         split(k, f, SUBSEP)
-        printf "%-48s %7s %-11s %12.0f %7.1f%% %10.1f %4d\n", f[1], f[2], f[3], median(tput[k]),
+        printf "%-48s %7s %-13s %12.0f %7.1f%% %10.1f %4d\n", f[1], f[2], f[3], median(tput[k]),
                100 * median(abr[k]), median(p99[k]), reps[k]
     }
 }
