@@ -22,7 +22,7 @@
  * store's); before it, the store's part: with the row store the entry itself (ts_acquire
  * returns row->cc: [w0 w1 w2][chain], 32 bytes), with the sketch its shadow of the exact
  * stamps (measurement only: [shadow 16 bytes][chain], 24 bytes). An attempt acquires the
- * key's entry at its first access (a->cc_ptr, MV_HELD) and releases it when it ends, so
+ * key's entry at its first access (a->cc_ptr, TS_ACC_HELD) and releases it when it ends, so
  * every access to the key's state, chain and image is under the latch of an entry that
  * is held (with the sketch: exact, the key's only copy, S2 of cc/ts_sketch.c).
  *
@@ -181,14 +181,13 @@ const char *const cc_alg_counter_names[CC_ALG_COUNTERS] = {
     [MV_WAITS] = "pending_waits",      /* waits for an older pending version */
 };
 
-#define MV_PENDING 1 /* a->cc_flags: this attempt holds the row's pending marker */
-#define MV_HELD 2    /* a->cc_flags: a->cc_ptr is an acquired entry (cc/ts_store.h) */
-#define MV_META 4    /* a->cc_flags: this attempt changed the row's timestamps (storage
-                      * model: marked dirty at the end, with no latch or marker held) */
+#define MV_PENDING 1 /* a->cc_flags: this attempt holds the row's pending marker (besides
+                      * the store's TS_ACC_HELD and TS_ACC_META, cc/ts_store.h) */
+
 #define TS_THREAD_MASK (((uint64_t)1 << PRIO_THREAD_BITS) - 1)
 
-/* The entry's word 0 (see Key state): latch, approximate head, pending writer's ts. */
-#define LATCH ((uint64_t)1 << 63)
+/* The entry's word 0 (see Key state): the latch (TS_LATCH, cc/ts_store.h), approximate
+ * head, pending writer's ts. */
 #define APPROX ((uint64_t)1 << 62)
 #define PENDING_MASK (APPROX - 1)
 
@@ -251,42 +250,6 @@ void cc_ts_unfold(struct ts_entry *e, uint64_t wts, uint64_t rts)
 }
 
 /* Latches the entry; returns word 0 without the latch (APPROX and the pending ts). */
-static inline uint64_t latch(struct ts_entry *e)
-{
-    _Atomic uint64_t *w = &e->w[0];
-    struct waiter wt = WAITER_LATCH;
-    /* relaxed: a first guess for the CAS */
-    uint64_t v = atomic_load_explicit(w, memory_order_relaxed);
-    for (;;) {
-        if (!(v & LATCH)) {
-            SHW(SHW_ROW); /* the key's latch and state (one per access and per install) */
-            /* acquire: the latch protects the key's state, the chain and the image */
-            if (atomic_compare_exchange_weak_explicit(w, &v, v | LATCH, memory_order_acquire,
-                                                      memory_order_relaxed))
-                return v;
-            continue;
-        }
-        wait_round(&wt);
-        v = atomic_load_explicit(w, memory_order_relaxed); /* relaxed: a hint */
-    }
-}
-
-/* Unlatches, leaving word 0 = v (APPROX and the pending ts). */
-static inline void unlatch(struct ts_entry *e, uint64_t v)
-{
-    /* release: pairs with the acquire CAS of the next holder */
-    atomic_store_explicit(&e->w[0], v & ~LATCH, memory_order_release);
-}
-
-static inline uint64_t get(const struct ts_entry *e, int i)
-{
-    return atomic_load_explicit(&e->w[i], memory_order_relaxed); /* under the latch */
-}
-static inline void set(struct ts_entry *e, int i, uint64_t v)
-{
-    atomic_store_explicit(&e->w[i], v, memory_order_relaxed); /* under the latch */
-}
-
 static struct mvto_ver *node_new(struct txn *t, uint32_t size, uint64_t wts, uint64_t rts,
                                  const unsigned char *img)
 {
@@ -327,7 +290,7 @@ static void prune(struct txn *t, struct row *r, const struct ts_entry *e, uint32
     struct mvto_ver **chain = chain_of(r);
     if (!*chain)
         return;
-    if (get(e, 1) <= wm) {
+    if (ts_get(e, 1) <= wm) {
         free_from(t, *chain, size);
         *chain = NULL;
         return;
@@ -355,7 +318,7 @@ static struct mvto_ver *chain_visible(struct row *r, uint64_t ts)
 static const unsigned char *visible(struct row *r, const struct ts_entry *e, uint64_t w0,
                                     uint64_t ts, uint64_t *wts, struct mvto_ver **node)
 {
-    uint64_t hw = get(e, 1);
+    uint64_t hw = ts_get(e, 1);
     if (hw <= ts) {
         *wts = hw;
         *node = NULL;
@@ -377,7 +340,7 @@ static const unsigned char *visible(struct row *r, const struct ts_entry *e, uin
 static void count_sketch_abort(struct txn *t, struct row *r, const struct ts_entry *e,
                                uint64_t ts, bool write)
 {
-    uint64_t wts = get(e, 1), rts = get(e, 2);
+    uint64_t wts = ts_get(e, 1), rts = ts_get(e, 2);
     if (!ts_exact(e, &wts, &rts))
         return;
     if (wts <= ts) { /* the head, with its exact stamps */
@@ -422,9 +385,9 @@ static void gc_drain(struct txn *t)
         p->gc_head = (p->gc_head + 1) & (p->gc_cap - 1);
         p->gc_len--;
         struct ts_entry *e = ts_acquire(t, r);
-        uint64_t w0 = latch(e);
+        uint64_t w0 = ts_latch(e);
         prune(t, r, e, r->table->schema.data_size);
-        unlatch(e, w0);
+        ts_unlatch(e, w0);
         ts_release(t, r, e);
     }
 }
@@ -549,8 +512,7 @@ enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
 {
     struct row *r = a->row;
     if (a->type == ACC_NONE) { /* the key's entry, held until the attempt ends */
-        a->cc_ptr = ts_acquire(t, r);
-        a->cc_flags |= MV_HELD;
+        ts_access_begin(t, a);
     }
     if (type == ACC_INSERT || a->type == ACC_INSERT) /* private in place until commit */
         return occ_access_private(a, type), RC_OK;
@@ -568,7 +530,7 @@ enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
     bool raised = false; /* this access raised a version's rts */
     uint64_t w0;
     for (;;) {
-        w0 = latch(e);
+        w0 = ts_latch(e);
         prune(t, r, e, size);
         uint64_t wts = 0;
         struct mvto_ver *node;
@@ -579,10 +541,10 @@ enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
             why = AR_TS_ORDER;
             break;
         }
-        uint64_t p = w0 & PENDING_MASK, vrts = node ? node->rts : get(e, 2);
+        uint64_t p = w0 & PENDING_MASK, vrts = node ? node->rts : ts_get(e, 2);
         if (!write) {
             if (p && wts < p && p < ts) { /* I5: an older pending version we must see */
-                unlatch(e, w0);
+                ts_unlatch(e, w0);
                 if (!wait_pending(t, r, e, p, &start)) {
                     why = AR_STOPPED;
                     break;
@@ -595,7 +557,7 @@ enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
                 if (node)
                     node->rts = ts;
                 else
-                    set(e, 2, ts);
+                    ts_set(e, 2, ts);
                 raised = true;
             }
             a->cc_a = wts;
@@ -611,7 +573,7 @@ enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
         }
 #endif
         if (p && p < ts) { /* an older writer: wait for it (I3) */
-            unlatch(e, w0);
+            ts_unlatch(e, w0);
             if (!wait_pending(t, r, e, p, &start)) {
                 why = AR_STOPPED;
                 break;
@@ -631,22 +593,20 @@ enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
         if (node)
             node->rts = ts;
         else
-            set(e, 2, ts);
+            ts_set(e, 2, ts);
         raised = true;
         w0 = (w0 & ~PENDING_MASK) | ts; /* the marker, published by the unlatch */
         a->cc_flags |= MV_PENDING;
         break;
     }
     if (why == AR_COUNT || why == AR_TS_ORDER || why == AR_DIE)
-        unlatch(e, w0);
+        ts_unlatch(e, w0);
     if (raised)
-        a->cc_flags |= MV_META;
+        a->cc_flags |= TS_ACC_META;
     wait_finish(t, start, write);
     if (why != AR_COUNT) {
-        if (!upgrade) { /* the generic layer forgets a new access: release its entry */
-            ts_release(t, r, e);
-            a->cc_flags = 0;
-        }
+        if (!upgrade) /* the generic layer forgets a new access: release its entry */
+            ts_access_end(t, a, true);
         return txn_fail(t, why);
     }
     a->in_place = 0;
@@ -668,16 +628,8 @@ static void insert_in_chain(struct row *r, struct mvto_ver *n)
  * model's metadata marks, which may stall, then the entries (nothing with the row store). */
 static void release_all(struct txn *t, bool aborting)
 {
-    for (uint32_t i = 0; i < t->nacc; i++) {
-        struct access *a = &t->acc[i];
-        if (a->cc_flags & MV_META)
-            txn_storage_meta_dirty(t, a->row);
-        if (TS_STORE_SKETCH && (a->cc_flags & MV_HELD) && TS_DEAD(a, aborting))
-            ts_release_dead(t, a->row, a->cc_ptr);
-        else if (TS_STORE_SKETCH && (a->cc_flags & MV_HELD))
-            ts_release(t, a->row, a->cc_ptr);
-        a->cc_flags = 0;
-    }
+    for (uint32_t i = 0; i < t->nacc; i++)
+        ts_access_end(t, &t->acc[i], aborting);
 }
 
 enum rc cc_commit(struct txn *t)
@@ -688,9 +640,9 @@ enum rc cc_commit(struct txn *t)
         if (t->acc[i].type == ACC_INSERT) { /* private: no latch needed */
             struct ts_entry *e = t->acc[i].cc_ptr;
             SHW(SHW_ROW);
-            set(e, 0, 0); /* exact: the row's only version */
-            set(e, 1, ts);
-            set(e, 2, ts);
+            ts_set(e, 0, 0); /* exact: the row's only version */
+            ts_set(e, 1, ts);
+            ts_set(e, 2, ts);
         }
     /* our pending markers hold the written rows exclusively: nobody reads past them */
     txn_publish(t);
@@ -702,13 +654,13 @@ enum rc cc_commit(struct txn *t)
         struct ts_entry *e = a->cc_ptr;
         struct mvto_ver **chain = chain_of(r);
         uint32_t size = r->table->schema.data_size;
-        uint64_t w0 = latch(e), wts = get(e, 1);
+        uint64_t w0 = ts_latch(e), wts = ts_get(e, 1);
         if (a->type == ACC_DELETE) { /* nobody reads a deleted row again (AR_DELETED) */
             free_from(t, *chain, size);
             *chain = NULL;
             if (ts > wts) {
-                set(e, 1, ts);
-                set(e, 2, ts);
+                ts_set(e, 1, ts);
+                ts_set(e, 2, ts);
                 w0 &= ~APPROX;
             }
         } else if (ts > wts) { /* the newest: it follows the head (I4) */
@@ -717,21 +669,21 @@ enum rc cc_commit(struct txn *t)
                 free_from(t, *chain, size);
                 *chain = NULL;
             }
-            struct mvto_ver *n = node_new(t, size, wts, get(e, 2), r->data);
+            struct mvto_ver *n = node_new(t, size, wts, ts_get(e, 2), r->data);
             n->next = *chain;
             *chain = n;
             row_install_written(a);
-            set(e, 1, ts);
-            set(e, 2, ts);
+            ts_set(e, 1, ts);
+            ts_set(e, 2, ts);
             w0 &= ~APPROX;
             gc_push(t->cc, r, ts);
         } else { /* older than the newest: into the chain in wts order (I1) */
             insert_in_chain(r, node_new(t, size, ts, ts, a->data));
         }
         w0 &= ~PENDING_MASK; /* the marker: cleared by the unlatch */
-        a->cc_flags = (uint16_t)((a->cc_flags & ~MV_PENDING) | MV_META);
+        a->cc_flags = (uint16_t)((a->cc_flags & ~MV_PENDING) | TS_ACC_META);
         prune(t, r, e, size);
-        unlatch(e, w0);
+        ts_unlatch(e, w0);
     }
     release_all(t, false);
     attempt_end(t, true);
@@ -744,8 +696,8 @@ void cc_abort(struct txn *t)
         struct access *a = &t->acc[i];
         if (a->cc_flags & MV_PENDING) {
             struct ts_entry *e = a->cc_ptr;
-            uint64_t w0 = latch(e);
-            unlatch(e, w0 & ~PENDING_MASK);
+            uint64_t w0 = ts_latch(e);
+            ts_unlatch(e, w0 & ~PENDING_MASK);
             a->cc_flags &= (uint16_t)~MV_PENDING;
         }
     }

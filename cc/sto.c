@@ -8,7 +8,8 @@
  * so nothing cascades.
  *
  * Key state (one ts_entry of three words, all under the latch bit):
- *     w[0]  bit 63: latch; bits 0..62: ts of the pending (uncommitted) writer, 0: none
+ *     w[0]  bit 63: latch (TS_LATCH, cc/ts_store.h); bits 0..62: ts of the pending
+ *           (uncommitted) writer, 0: none
  *     w[1]  wts: commit ts of the committed version the row holds
  *     w[2]  rts: the largest ts that read it (or wrote over it)
  *
@@ -59,11 +60,8 @@ const char *const cc_alg_counter_names[CC_ALG_COUNTERS] = {TS_COUNTER_NAMES};
  * metadata on storage (a read's rts raise dirties them); the sketch keeps them in memory. */
 const bool cc_alg_ts_on_storage = !TS_STORE_SKETCH;
 
-#define LATCH ((uint64_t)1 << 63)
-#define ACC_HELD 1    /* a->cc_flags: a->cc_ptr is an acquired entry */
-#define ACC_CLAIMED 2 /* a->cc_flags: this attempt is the key's pending writer */
-#define ACC_META 4    /* a->cc_flags: this attempt changed the key's stamps (storage model:
-                       * marked dirty at the end, with no latch or claim held) */
+#define ACC_CLAIMED 2 /* a->cc_flags: this attempt is the key's pending writer (besides
+                       * the store's TS_ACC_HELD and TS_TS_ACC_META, cc/ts_store.h) */
 
 _Static_assert(TS_ROW_META_BYTES <= CC_META_SIZE, "sto: CC_META_SIZE too small");
 
@@ -111,45 +109,10 @@ void cc_begin(struct txn *t, bool retry)
 {
     (void)retry;
     t->ts = txn_priority_ts(t);
-    if (t->ts & LATCH) { /* after about 2^51 ticks (days): into the latch bit */
+    if (t->ts & TS_LATCH) { /* after about 2^51 ticks (days): into the latch bit */
         fprintf(stderr, "sto: timestamps outgrew the pending writer's 63 bits\n");
         exit(1);
     }
-}
-
-static inline uint64_t latch(struct ts_entry *e)
-{
-    _Atomic uint64_t *w = &e->w[0];
-    /* relaxed: a first guess for the CAS */
-    uint64_t v = atomic_load_explicit(w, memory_order_relaxed);
-    struct waiter wt = WAITER_LATCH;
-    for (;;) {
-        /* acquire: pairs with unlatch's release; everything under the latch is ordered */
-        if (!(v & LATCH) && atomic_compare_exchange_weak_explicit(
-                                w, &v, v | LATCH, memory_order_acquire, memory_order_relaxed))
-            break;
-        if (v & LATCH) {
-            wait_round(&wt);
-            v = atomic_load_explicit(w, memory_order_relaxed);
-        }
-    }
-    SHW(SHW_ROW);
-    return v; /* the pending writer's ts (0: none) */
-}
-
-static inline void unlatch(struct ts_entry *e, uint64_t pending)
-{
-    SHW(SHW_ROW);
-    atomic_store_explicit(&e->w[0], pending, memory_order_release);
-}
-
-static inline uint64_t get(struct ts_entry *e, int i)
-{
-    return atomic_load_explicit(&e->w[i], memory_order_relaxed); /* under the latch */
-}
-static inline void set(struct ts_entry *e, int i, uint64_t v)
-{
-    atomic_store_explicit(&e->w[i], v, memory_order_relaxed); /* under the latch */
 }
 
 /* A too-late operation: counts it as added by the sketch if the exact stamps would have
@@ -184,29 +147,29 @@ static enum rc execute(struct txn *t, struct access *a, struct ts_entry *e, bool
     struct row *r = a->row;
     struct waiter wt = WAITER(WAIT_BLIND);
     for (;;) {
-        uint64_t pending = latch(e) & ~LATCH;
-        uint64_t wts = get(e, 1), rts = get(e, 2);
+        uint64_t pending = ts_latch(e);
+        uint64_t wts = ts_get(e, 1), rts = ts_get(e, 2);
 #ifdef MUTANT_STO_WRITE_IGNORES_RTS /* mutant: a write claim ignores later reads */
         rts = 0;
 #endif
         if (t->ts < wts || (write && t->ts < rts)) {
-            unlatch(e, pending);
+            ts_unlatch(e, pending);
             return too_late(t, e, wts, rts, write);
         }
         if (pending && pending < t->ts) { /* an older writer: its outcome first (I2) */
-            unlatch(e, pending);
+            ts_unlatch(e, pending);
             if (wait_writer(t, &wt, r, pending) != RC_OK)
                 return RC_ABORT;
             continue;
         }
         if (pending && pending != t->ts && write) { /* a younger writer claimed it (I4) */
-            unlatch(e, pending);
+            ts_unlatch(e, pending);
             return txn_fail(t, AR_TS_ORDER);
         }
         /* a read ordered before a younger pending writer reads the committed version */
         bool raised = rts < t->ts;
         if (raised)
-            set(e, 2, t->ts);
+            ts_set(e, 2, t->ts);
         if (!a->data) {
             uint32_t size = r->table->schema.data_size;
             a->data = txn_alloc(t, size);
@@ -216,9 +179,9 @@ static enum rc execute(struct txn *t, struct access *a, struct ts_entry *e, bool
             pending = t->ts;
             a->cc_flags |= ACC_CLAIMED;
         }
-        unlatch(e, pending);
+        ts_unlatch(e, pending);
         if (raised)
-            a->cc_flags |= ACC_META;
+            a->cc_flags |= TS_ACC_META;
         return RC_OK;
     }
 }
@@ -226,8 +189,7 @@ static enum rc execute(struct txn *t, struct access *a, struct ts_entry *e, bool
 enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
 {
     if (a->type == ACC_NONE) {
-        a->cc_ptr = ts_acquire(t, a->row);
-        a->cc_flags |= ACC_HELD;
+        ts_access_begin(t, a);
         if (type == ACC_INSERT) { /* private until commit: in place, nothing to check */
             a->data = a->row->data;
             a->in_place = 1;
@@ -239,10 +201,8 @@ enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
     if (!(a->cc_flags & ACC_CLAIMED) && a->type != ACC_INSERT) {
         bool write = type == ACC_WRITE || type == ACC_DELETE;
         if (execute(t, a, a->cc_ptr, write) != RC_OK) {
-            if (a->type == ACC_NONE) { /* the generic layer forgets a new entry */
-                ts_release(t, a->row, a->cc_ptr);
-                a->cc_flags = 0;
-            }
+            if (a->type == ACC_NONE) /* the generic layer forgets a new entry */
+                ts_access_end(t, a, true);
             return RC_ABORT;
         }
     }
@@ -258,20 +218,12 @@ static void release_all(struct txn *t, bool aborting)
         struct access *a = &t->acc[i];
         if (a->cc_flags & ACC_CLAIMED) {
             struct ts_entry *e = a->cc_ptr;
-            latch(e);
-            unlatch(e, 0); /* waiters watch our thread: woken at the transaction's end */
+            ts_latch(e);
+            ts_unlatch(e, 0); /* waiters watch our thread: woken at the transaction's end */
         }
     }
-    for (uint32_t i = 0; i < t->nacc; i++) {
-        struct access *a = &t->acc[i];
-        if (a->cc_flags & ACC_META)
-            txn_storage_meta_dirty(t, a->row);
-        if ((a->cc_flags & ACC_HELD) && TS_DEAD(a, aborting))
-            ts_release_dead(t, a->row, a->cc_ptr);
-        else if (a->cc_flags & ACC_HELD)
-            ts_release(t, a->row, a->cc_ptr);
-        a->cc_flags = 0;
-    }
+    for (uint32_t i = 0; i < t->nacc; i++)
+        ts_access_end(t, &t->acc[i], aborting);
 }
 
 enum rc cc_commit(struct txn *t)
@@ -281,17 +233,17 @@ enum rc cc_commit(struct txn *t)
         struct ts_entry *e = a->cc_ptr;
         if (a->cc_flags & ACC_CLAIMED) {
             /* I1: the new version and its wts at once, claim kept until published */
-            latch(e);
+            ts_latch(e);
             row_install_written(a);
-            set(e, 1, t->ts);
-            if (get(e, 2) < t->ts)
-                set(e, 2, t->ts);
-            unlatch(e, t->ts);
-            a->cc_flags |= ACC_META;
+            ts_set(e, 1, t->ts);
+            if (ts_get(e, 2) < t->ts)
+                ts_set(e, 2, t->ts);
+            ts_unlatch(e, t->ts);
+            a->cc_flags |= TS_ACC_META;
         } else if (a->type == ACC_INSERT) {
             /* relaxed under the latch-free private row; txn_publish (release) publishes */
-            set(e, 1, t->ts);
-            set(e, 2, t->ts);
+            ts_set(e, 1, t->ts);
+            ts_set(e, 2, t->ts);
         }
     }
     txn_publish(t);

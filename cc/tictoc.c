@@ -59,10 +59,8 @@ const struct cc_net_rounds cc_net_rounds = {.prepare = true, .decides_in_commit 
 #define DELTA_SHIFT 48
 #define DELTA_MAX ((uint64_t)0x7fff)
 #define WTS_MASK (((uint64_t)1 << DELTA_SHIFT) - 1)
-#define ACC_LOCKED 1          /* a->cc_flags: this attempt holds the row's lock bit */
-#define ACC_HELD 2            /* a->cc_flags: a->cc_ptr is the key's acquired entry */
-#define ACC_META 4            /* a->cc_flags: this attempt changed the key's stamps (storage
-                               * model: marked dirty at the end, with no lock held) */
+#define ACC_LOCKED 1          /* a->cc_flags: this attempt holds the row's lock bit (besides
+                               * the store's TS_TS_ACC_HELD and TS_TS_ACC_META, cc/ts_store.h) */
 
 const char *const cc_alg_counter_names[CC_ALG_COUNTERS] = {TS_COUNTER_NAMES};
 /* The storage model (storage/storage_model.h): with the row store the timestamps are
@@ -141,8 +139,7 @@ void cc_begin(struct txn *t, bool retry)
 enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
 {
     if (a->type == ACC_NONE) {
-        a->cc_ptr = ts_acquire(t, a->row);
-        a->cc_flags |= ACC_HELD;
+        ts_access_begin(t, a);
     }
     if (occ_access_private(a, type)) /* upgrade or insert */
         return RC_OK;
@@ -198,7 +195,7 @@ static enum rc validate_read(struct txn *t, struct access *a, uint64_t ts)
         }
         SHW(SHW_ROW);
         if (atomic_compare_exchange_weak(w, &v, delta << DELTA_SHIFT | wts)) {
-            a->cc_flags |= ACC_META; /* rts raised */
+            a->cc_flags |= TS_ACC_META; /* rts raised */
             return RC_OK;
         }
     }
@@ -209,16 +206,8 @@ static enum rc validate_read(struct txn *t, struct access *a, uint64_t ts)
  * the timestamp-store entries. */
 static void release_entries(struct txn *t, bool aborting)
 {
-    for (uint32_t i = 0; i < t->nacc; i++) {
-        struct access *a = &t->acc[i];
-        if (a->cc_flags & ACC_META)
-            txn_storage_meta_dirty(t, a->row);
-        if ((a->cc_flags & ACC_HELD) && TS_DEAD(a, aborting))
-            ts_release_dead(t, a->row, a->cc_ptr);
-        else if (a->cc_flags & ACC_HELD)
-            ts_release(t, a->row, a->cc_ptr);
-        a->cc_flags = 0;
-    }
+    for (uint32_t i = 0; i < t->nacc; i++)
+        ts_access_end(t, &t->acc[i], aborting);
 }
 
 /* Sketch store: counts a failed commit whose commit timestamp (as the stamps seen at
@@ -232,7 +221,7 @@ static void count_sketch_abort(struct txn *t)
     uint64_t ts = 0, exact = 0;
     for (uint32_t i = 0; i < t->nacc; i++) {
         struct access *a = &t->acc[i];
-        if (a->type == ACC_INSERT || !(a->cc_flags & ACC_HELD))
+        if (a->type == ACC_INSERT || !(a->cc_flags & TS_ACC_HELD))
             continue;
         uint64_t w = a->cc_a, r = a->cc_b;
         uint64_t need = a->type == ACC_READ ? w : r + 1;
@@ -312,7 +301,7 @@ enum rc cc_commit(struct txn *t)
          * acquire load of cc_access */
         SHW(SHW_ROW);
         atomic_store_explicit(acc_word(ws[i]), ts, memory_order_release);
-        ws[i]->cc_flags |= ACC_META;
+        ws[i]->cc_flags |= TS_ACC_META;
     }
     release_entries(t, false);
     return RC_OK;

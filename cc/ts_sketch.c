@@ -304,27 +304,30 @@ struct ts_entry *ts_acquire(struct txn *t, struct row *r)
     return &s->e;
 }
 
-void ts_release(struct txn *t, struct row *r, struct ts_entry *e)
+/* One holder of e (key r) less. The last holder of a live key leaves it its slot, exact,
+ * until the slot is needed; of a dead one (ts_release_dead) drops it unfolded: the row is
+ * freed, its shadow reset by the next insert. */
+static void release(struct row *r, struct ts_entry *e, bool dead)
 {
-    (void)t;
     struct ts_slot *s = (struct ts_slot *)(void *)((char *)e - offsetof(struct ts_slot, e));
     struct ts_slot *b = &buckets[key_hash(r) & bucket_mask];
     bucket_lock(b);
     SHW(SHW_INDEX);
-    s->refs--; /* the last holder: the key stays, exact, until its slot is needed */
+    if (--s->refs == 0 && dead)
+        s->key = NULL;
     bucket_unlock(b);
+}
+
+void ts_release(struct txn *t, struct row *r, struct ts_entry *e)
+{
+    (void)t;
+    release(r, e, false);
 }
 
 void ts_release_dead(struct txn *t, struct row *r, struct ts_entry *e)
 {
     (void)t;
-    struct ts_slot *s = (struct ts_slot *)(void *)((char *)e - offsetof(struct ts_slot, e));
-    struct ts_slot *b = &buckets[key_hash(r) & bucket_mask];
-    bucket_lock(b);
-    SHW(SHW_INDEX);
-    if (--s->refs == 0)
-        s->key = NULL; /* no fold: the row is freed, its shadow reset by the next insert */
-    bucket_unlock(b);
+    release(r, e, true);
 }
 
 void ts_fold_released(void)

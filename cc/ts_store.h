@@ -41,13 +41,13 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cc/txn.h"
 #include "storage/table.h"
+#include "storage/wait.h"
 
 #ifndef TS_STORE_SKETCH
 #define TS_STORE_SKETCH 0
 #endif
-
-struct txn;
 
 /* A key's timestamps, laid out by the algorithm (which may use fewer words: in the row
  * store the entry is the row's metadata slot, CC_META_SIZE bytes). */
@@ -146,5 +146,76 @@ static inline void ts_store_json(FILE *f)
 }
 
 #endif
+
+/* An algorithm's accesses hold their key's entry and note a change of its stamps through
+ * these bits of a->cc_flags (the algorithm's own flags use the low bits). */
+#define TS_ACC_HELD 0x4000 /* a->cc_ptr is the key's acquired entry */
+#define TS_ACC_META 0x8000 /* the attempt changed the key's stamps: the storage model's
+                            * metadata mark at the access's end, with no lock held */
+
+/* The first access to a row: acquires its key's entry. */
+static inline void ts_access_begin(struct txn *t, struct access *a)
+{
+    a->cc_ptr = ts_acquire(t, a->row);
+    a->cc_flags |= TS_ACC_HELD;
+}
+
+/* The end of an access's hold, after the algorithm dropped its own marks (locks, claims,
+ * pending versions) from the entry: the storage model's metadata mark (which may stall),
+ * then the entry (dead for a row the generic layer frees next). Clears a->cc_flags. */
+static inline void ts_access_end(struct txn *t, struct access *a, bool aborting)
+{
+    if (a->cc_flags & TS_ACC_META)
+        txn_storage_meta_dirty(t, a->row);
+    if ((a->cc_flags & TS_ACC_HELD) && TS_DEAD(a, aborting))
+        ts_release_dead(t, a->row, a->cc_ptr);
+    else if (a->cc_flags & TS_ACC_HELD)
+        ts_release(t, a->row, a->cc_ptr);
+    a->cc_flags = 0;
+}
+
+/* The entry latch of the algorithms that guard an entry with bit 63 of w[0] (STO, MVTO;
+ * the other bits of w[0] are theirs). ts_latch returns w[0] as it was (latch clear);
+ * ts_unlatch leaves w[0] = v without the latch. Acquire and release order everything
+ * done under the latch, so the words and row images it guards are read and written
+ * relaxed (ts_get, ts_set). */
+#define TS_LATCH ((uint64_t)1 << 63)
+
+static inline uint64_t ts_latch(struct ts_entry *e)
+{
+    _Atomic uint64_t *w = &e->w[0];
+    struct waiter wt = WAITER_LATCH;
+    /* relaxed: a first guess for the CAS */
+    uint64_t v = atomic_load_explicit(w, memory_order_relaxed);
+    for (;;) {
+        /* acquire: pairs with ts_unlatch's release */
+        if (!(v & TS_LATCH) && atomic_compare_exchange_weak_explicit(
+                                   w, &v, v | TS_LATCH, memory_order_acquire,
+                                   memory_order_relaxed))
+            break;
+        if (v & TS_LATCH) {
+            wait_round(&wt);
+            v = atomic_load_explicit(w, memory_order_relaxed); /* relaxed: a hint */
+        }
+    }
+    SHW(SHW_ROW);
+    return v;
+}
+
+static inline void ts_unlatch(struct ts_entry *e, uint64_t v)
+{
+    SHW(SHW_ROW);
+    atomic_store_explicit(&e->w[0], v & ~TS_LATCH, memory_order_release);
+}
+
+static inline uint64_t ts_get(const struct ts_entry *e, int i)
+{
+    return atomic_load_explicit(&e->w[i], memory_order_relaxed);
+}
+
+static inline void ts_set(struct ts_entry *e, int i, uint64_t v)
+{
+    atomic_store_explicit(&e->w[i], v, memory_order_relaxed);
+}
 
 #endif

@@ -4,6 +4,7 @@
 #define TESTS_VARIANT_ROWS_H
 
 #include <string.h>
+#include <time.h>
 
 #include "cc/txn.h"
 #include "storage/index.h"
@@ -45,6 +46,32 @@ static inline enum rc add(struct txn *t, uint64_t k, int64_t d)
         return RC_ABORT;
     int64_t v = col_a(img) + d;
     return txn_write(t, R(k), 0, &v);
+}
+
+/* Reads column a of row k into *v (when v is not NULL). */
+static inline enum rc rd(struct txn *t, uint64_t k, int64_t *v)
+{
+    const unsigned char *img;
+    if (txn_read(t, R(k), COL_BIT(0), &img) != RC_OK)
+        return RC_ABORT;
+    if (v)
+        *v = col_a(img);
+    return RC_OK;
+}
+
+/* The algorithm's counter `name` of t (cc_alg_counter_names). */
+static inline uint64_t counter(struct txn *t, const char *name)
+{
+    for (int i = 0; i < CC_ALG_COUNTERS; i++)
+        if (cc_alg_counter_names[i] && strcmp(cc_alg_counter_names[i], name) == 0)
+            return txn_stats(t)->alg[i];
+    return UINT64_MAX;
+}
+
+static inline void sleep_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000};
+    nanosleep(&ts, NULL);
 }
 
 #endif

@@ -25,32 +25,6 @@
 #include "tests/unit/check.h"
 #include "tests/variant/rows.h"
 
-/* Reads column a of row k into *v (when v is not NULL). */
-static enum rc rd(struct txn *t, uint64_t k, int64_t *v)
-{
-    const unsigned char *img;
-    if (txn_read(t, R(k), COL_BIT(0), &img) != RC_OK)
-        return RC_ABORT;
-    if (v)
-        *v = col_a(img);
-    return RC_OK;
-}
-
-/* The algorithm's counter `name` of t (cc_alg_counter_names). */
-static uint64_t counter(struct txn *t, const char *name)
-{
-    for (int i = 0; i < CC_ALG_COUNTERS; i++)
-        if (cc_alg_counter_names[i] && strcmp(cc_alg_counter_names[i], name) == 0)
-            return txn_stats(t)->alg[i];
-    return UINT64_MAX;
-}
-
-static void sleep_ms(long ms)
-{
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000};
-    nanosleep(&ts, NULL);
-}
-
 #define NT 4
 static struct txn *T[NT];
 
