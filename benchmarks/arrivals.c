@@ -5,7 +5,7 @@
 #include <stdatomic.h>
 #include <time.h>
 
-#include "cc/clock.h"
+#include "storage/clock.h"
 #include "storage/wait.h"
 
 #define SLEEP_SLICE_NS 20000000L /* a sleeping client looks at stop() every 20 ms */

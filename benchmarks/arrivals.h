@@ -22,8 +22,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "benchmarks/latency.h"
-#include "benchmarks/rand.h"
+#include "storage/latency.h"
+#include "storage/rand.h"
 
 #define ARRIVALS_SPIN_NS 50000 /* sleep until this close to an arrival, then spin */
 #define ARRIVALS_SATURATED 0.95

@@ -37,7 +37,7 @@
 #include "benchmarks/arrivals.h"
 #include "benchmarks/progress.h"
 #include "benchmarks/watchdog.h"
-#include "cc/clock.h"
+#include "storage/clock.h"
 #include "storage/wait.h"
 #include "storage/mem.h"
 #include "storage/topology.h"

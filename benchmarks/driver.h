@@ -4,7 +4,7 @@
 #define BENCH_DRIVER_H
 
 #include "benchmarks/arrivals.h"
-#include "benchmarks/latency.h"
+#include "storage/latency.h"
 #include "benchmarks/recovery.h"
 #include "benchmarks/workload.h"
 #include "cc/history.h"

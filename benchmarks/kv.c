@@ -19,6 +19,7 @@
 #include "benchmarks/progress.h"
 #include "benchmarks/workload.h"
 #include "benchmarks/zipf.h"
+#include "storage/hash_mix.h"
 #include "storage/index.h"
 #include "storage/table.h"
 
@@ -152,7 +153,7 @@ static enum rc kv_run(struct txn *t, const void *qv)
     for (uint32_t i = 0; i < q->n; i++) {
         uint64_t v[KV_VALUE_BYTES / 8];
         for (uint32_t j = 0; j < KV_VALUE_BYTES / 8; j++)
-            v[j] = q->key[i] * 0x9E3779B97F4A7C15ull + j + (uint64_t)(uintptr_t)t;
+            v[j] = hash_fib(q->key[i]) + j + (uint64_t)(uintptr_t)t;
         memcpy(value, v, sizeof(value));
         if (txn_write(t, txn_lookup(t, kvtable, q->key[i]), 0, value) != RC_OK)
             return RC_ABORT;

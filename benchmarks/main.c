@@ -13,7 +13,7 @@
 #include "benchmarks/driver.h"
 #include "benchmarks/progress.h"
 #include "benchmarks/report.h"
-#include "cc/clock.h"
+#include "storage/clock.h"
 #include "storage/mem.h"
 #include "storage/topology.h"
 #include "storage/table.h"
@@ -71,7 +71,7 @@ int main(int argc, char **argv)
                         "may use it\n");
         return 2;
     }
-    mem_init();
+    mem_init(topo_plan_nodes());
     clock_calibrate();
     clock_skew_ticks = (uint64_t)(o.clock_skew_us * 1e-6 * clock_ticks_per_s);
     progress_init(o.quiet);

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "cc/clock.h"
+#include "storage/clock.h"
 
 #define PROGRESS_TTY_S 0.2  /* a terminal's line is redrawn at most this often */
 #define PROGRESS_PLAIN_S 1.0 /* plain lines (not a terminal) at most this often */

@@ -7,7 +7,7 @@
 #include <time.h>
 
 #include "cc/cc.h"
-#include "cc/clock.h"
+#include "storage/clock.h"
 #include "storage/mem.h"
 
 struct pending {

@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "benchmarks/latency.h"
+#include "storage/latency.h"
 #include "cc/history.h"
 
 struct txn;

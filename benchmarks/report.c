@@ -10,7 +10,7 @@
 
 #include "benchmarks/build_info.h"
 #include "benchmarks/json.h"
-#include "cc/clock.h"
+#include "storage/clock.h"
 #include "storage/index.h"
 #include "storage/mem.h"
 #include "storage/topology.h"

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "benchmarks/options.h"
-#include "benchmarks/rand.h"
+#include "storage/rand.h"
 #include "cc/cc.h"
 
 #define MAX_TXN_TYPES 8

@@ -11,7 +11,7 @@
 
 #include <stdint.h>
 
-#include "benchmarks/rand.h"
+#include "storage/rand.h"
 
 struct zipf {
     uint64_t n;

@@ -39,6 +39,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "storage/hash_mix.h"
+
 #define SHOW_MAX 5    /* instances printed per violation kind */
 #define CYCLE_SHOW 32 /* cycle edges printed */
 #define NO_TXN UINT32_MAX
@@ -239,7 +241,7 @@ static void report(const struct checker *c, const char *what, const struct ent *
 
 static size_t hash_slot(const struct checker *c, uint64_t id)
 {
-    return (size_t)((id * UINT64_C(0x9E3779B97F4A7C15)) >> c->hshift) & c->hmask;
+    return (size_t)(hash_fib(id) >> c->hshift) & c->hmask;
 }
 
 static uint32_t txn_lookup(const struct checker *c, uint64_t id)
@@ -325,8 +327,7 @@ static void wset_reset(struct wset *ws, size_t nitems)
 /* Finds the slot of an item: its own, or the empty one where it would go. */
 static struct wset_slot *wset_find(struct wset *ws, const uint32_t code[3])
 {
-    uint64_t h = (code_lo(code) + code[2] * UINT64_C(0xFF51AFD7ED558CCD)) *
-                 UINT64_C(0x9E3779B97F4A7C15);
+    uint64_t h = hash_fib(code_lo(code) + code[2] * UINT64_C(0xFF51AFD7ED558CCD));
     for (size_t i = (size_t)(h >> 32) & ws->mask;; i = (i + 1) & ws->mask) {
         struct wset_slot *s = &ws->slots[i];
         if (!s->used || code_eq(s->code, code))
@@ -556,7 +557,7 @@ static void sort_ents(struct checker *c)
 static void edge(struct checker *c, uint32_t from, uint32_t to, const struct ent *e)
 {
     uint64_t key = (uint64_t)from << 32 | to;
-    uint64_t *slot = &c->recent[(key * UINT64_C(0x9E3779B97F4A7C15)) >> 32 & (EDGE_CACHE - 1)];
+    uint64_t *slot = &c->recent[hash_fib(key) >> 32 & (EDGE_CACHE - 1)];
     if (from == to || *slot == key)
         return;
     *slot = key;

@@ -25,24 +25,6 @@
 
 #include <stddef.h>
 
-uint64_t lq_latch_wait(struct lq_lock *l)
-{
-    struct waiter wt = WAITER_LATCH;
-    uint64_t w = atomic_load_explicit(&l->word, memory_order_relaxed);
-    for (;;) {
-        if (w & LQ_LATCH) {
-            wait_round(&wt);
-            w = atomic_load_explicit(&l->word, memory_order_relaxed);
-            /* acquire: pairs with the release store of lq_unlatch */
-        } else if (SHW(SHW_ROW), atomic_compare_exchange_weak_explicit(&l->word, &w,
-                                                                        w | LQ_LATCH,
-                                                         memory_order_acquire,
-                                                         memory_order_relaxed)) {
-            return w;
-        }
-    }
-}
-
 /* ---- list helpers (latch held) ---- */
 
 static inline void waiter_unlink(struct lq_lock *l, struct lq_req *r)

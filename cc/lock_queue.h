@@ -78,6 +78,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "storage/latch.h"
 #include "storage/wait.h"
 #include "storage/shared_writes.h"
 
@@ -190,28 +191,19 @@ static inline void lq_free_ex(struct lq_lock *l)
 
 /* ---- queued use (the waiting policies) ---- */
 
-/* The contended part of lq_latch (lock_queue.c). */
-uint64_t lq_latch_wait(struct lq_lock *l);
-
-/* Takes the latch; returns the word (latch bit clear) it held. */
+/* Takes the latch; returns the word (latch bit clear) it held. Its acquire and
+ * lq_unlatch's release order the lists, counts and row data (storage/latch.h). */
 static inline uint64_t lq_latch(struct lq_lock *l)
 {
-    uint64_t w = atomic_load_explicit(&l->word, memory_order_relaxed);
-    /* acquire: pairs with the release store of lq_unlatch (lists, counts, data) */
     SHW(SHW_ROW);
-    if (!(w & LQ_LATCH) &&
-        atomic_compare_exchange_weak_explicit(&l->word, &w, w | LQ_LATCH, memory_order_acquire,
-                                              memory_order_relaxed))
-        return w;
-    return lq_latch_wait(l);
+    return latch_bit_acquire(&l->word, LQ_LATCH);
 }
 
 /* Stores the new word w (its latch bit clear), ending the critical section. */
 static inline void lq_unlatch(struct lq_lock *l, uint64_t w)
 {
-    /* release: pairs with the acquire CAS of the next lq_latch */
     SHW(SHW_ROW);
-    atomic_store_explicit(&l->word, w, memory_order_release);
+    latch_bit_release(&l->word, LQ_LATCH, w);
     wait_wake_flush(); /* grants, wounds and cascades made under the latch */
 }
 

@@ -90,6 +90,7 @@
 #include <stdlib.h>
 
 #include "cc/txn.h"
+#include "storage/latch.h"
 #include "storage/wait.h"
 
 #ifndef NCC_READ_ONLY
@@ -172,25 +173,16 @@ struct ncc_thread {
 
 static inline struct ncc_row *key_of(struct row *r) { return (struct ncc_row *)(void *)r->cc; }
 
+/* The latch protects the key's fields and the row image. */
 static void latch(struct ncc_row *k)
 {
-    struct waiter wt = WAITER_LATCH;
-    for (;;) {
-        uint32_t z = 0;
-        SHW(SHW_ROW); /* the key's latch, queue and timestamps (one per access) */
-        /* acquire: the latch protects the key's fields and the row image */
-        if (atomic_compare_exchange_weak_explicit(&k->latch, &z, 1, memory_order_acquire,
-                                                  memory_order_relaxed))
-            return;
-        /* relaxed: only a hint before the next try */
-        while (atomic_load_explicit(&k->latch, memory_order_relaxed))
-            wait_round(&wt);
-    }
+    SHW(SHW_ROW); /* the key's latch, queue and timestamps (one per access) */
+    latch_acquire(&k->latch);
 }
 
 static void unlatch(struct ncc_row *k)
 {
-    atomic_store_explicit(&k->latch, 0, memory_order_release);
+    latch_release(&k->latch);
     wait_wake_flush(); /* wake-ups of released responses, after the latch */
 }
 
@@ -214,7 +206,7 @@ void cc_thread_fini(struct txn *t)
 void cc_row_init(struct row *r)
 {
     struct ncc_row *k = key_of(r);
-    atomic_init(&k->latch, 0);
+    latch_init(&k->latch);
     k->tw = k->tr = 0;
     k->head = k->tail = k->newest = NULL;
 }

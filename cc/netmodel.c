@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "cc/clock.h"
+#include "storage/clock.h"
 #include "storage/table.h"
 #include "storage/wait.h"
 

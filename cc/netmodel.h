@@ -38,8 +38,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "benchmarks/latency.h"
-#include "benchmarks/rand.h"
+#include "storage/latency.h"
+#include "storage/rand.h"
 
 struct txn;
 struct table;

@@ -60,6 +60,7 @@
 #include <string.h>
 
 #include "cc/txn.h"
+#include "storage/latch.h"
 #include "storage/wait.h"
 #include "cc/waits_for.h"
 #include "storage/mem.h"
@@ -168,23 +169,14 @@ static inline struct rcc_entry *ent(const struct access *a)
 
 static inline void latch(struct rcc_row *m)
 {
-    struct waiter wt = WAITER_LATCH;
-    for (;;) {
-        uint32_t z = 0;
-        /* acquire: pairs with unlatch's release store */
-        SHW(SHW_ROW);
-        if (atomic_load_explicit(&m->latch, memory_order_relaxed) == 0 &&
-            atomic_compare_exchange_weak_explicit(&m->latch, &z, 1, memory_order_acquire,
-                                                  memory_order_relaxed))
-            return;
-        wait_round(&wt);
-    }
+    SHW(SHW_ROW);
+    latch_acquire(&m->latch);
 }
 
 static inline void unlatch(struct rcc_row *m)
 {
     SHW(SHW_ROW);
-    atomic_store_explicit(&m->latch, 0, memory_order_release); /* pairs with latch */
+    latch_release(&m->latch);
     wait_wake_flush(); /* kills made under the latch */
 }
 
@@ -412,7 +404,7 @@ void cc_thread_fini(struct txn *t)
 void cc_row_init(struct row *r)
 {
     struct rcc_row *m = rrow(r);
-    atomic_init(&m->latch, 0);
+    latch_init(&m->latch);
     atomic_init(&m->version, 0);
     m->head = m->tail = NULL;
 }

@@ -23,7 +23,7 @@
 
 #include <stdint.h>
 
-#include "cc/clock.h"
+#include "storage/clock.h"
 #include "config/config.h"
 
 /* Counters an algorithm may keep of its own (cc.h, cc_alg_counter_names). */

@@ -48,7 +48,9 @@
 
 #include "cc/ts_store.h"
 #include "cc/txn.h"
+#include "storage/latch.h"
 #include "storage/wait.h"
+#include "storage/hash_mix.h"
 
 #define SKETCH_D 4
 /* Active buckets: at least this many per thread (a transaction's keys), a power of two. */
@@ -104,7 +106,7 @@ static inline uint64_t key_hash(const struct row *r)
  * chose its bucket) by another odd constant. */
 static inline void cells_of(uint64_t h, struct cell *c[SKETCH_D])
 {
-    uint64_t g = h * 0x9e3779b97f4a7c15ULL;
+    uint64_t g = hash_fib(h);
     uint32_t a = (uint32_t)(g >> 32), b = (uint32_t)g | 1;
     struct cell *base = cells;
     uint32_t w = width;
@@ -188,31 +190,17 @@ void ts_row_init(struct row *r)
     s->wts = s->rts = 0;
 }
 
+/* The bucket lock's acquire and release order a fold before the next unfold (S2, S3). */
 static inline void bucket_lock(struct ts_slot *b)
 {
-    uint32_t z = 0;
-    /* acquire: pairs with bucket_unlock's release (S2, S3) */
-    if (atomic_compare_exchange_strong_explicit(&b->lock, &z, 1, memory_order_acquire,
-                                                memory_order_relaxed)) {
-        SHW(SHW_INDEX);
-        return;
-    }
-    struct waiter wt = WAITER_LATCH;
-    for (;;) {
-        z = 0;
-        if (atomic_load_explicit(&b->lock, memory_order_relaxed) == 0 &&
-            atomic_compare_exchange_weak_explicit(&b->lock, &z, 1, memory_order_acquire,
-                                                  memory_order_relaxed))
-            break;
-        wait_round(&wt);
-    }
+    latch_acquire(&b->lock);
     SHW(SHW_INDEX);
 }
 
 static inline void bucket_unlock(struct ts_slot *b)
 {
     SHW(SHW_INDEX);
-    atomic_store_explicit(&b->lock, 0, memory_order_release);
+    latch_release(&b->lock);
 }
 
 /* Folds the key that slot s holds into the sketch: the stamps it changed since its

@@ -43,6 +43,7 @@
 
 #include "cc/txn.h"
 #include "storage/table.h"
+#include "storage/latch.h"
 #include "storage/wait.h"
 
 #ifndef TS_STORE_SKETCH
@@ -183,21 +184,7 @@ static inline void ts_access_end(struct txn *t, struct access *a, bool aborting)
 
 static inline uint64_t ts_latch(struct ts_entry *e)
 {
-    _Atomic uint64_t *w = &e->w[0];
-    struct waiter wt = WAITER_LATCH;
-    /* relaxed: a first guess for the CAS */
-    uint64_t v = atomic_load_explicit(w, memory_order_relaxed);
-    for (;;) {
-        /* acquire: pairs with ts_unlatch's release */
-        if (!(v & TS_LATCH) && atomic_compare_exchange_weak_explicit(
-                                   w, &v, v | TS_LATCH, memory_order_acquire,
-                                   memory_order_relaxed))
-            break;
-        if (v & TS_LATCH) {
-            wait_round(&wt);
-            v = atomic_load_explicit(w, memory_order_relaxed); /* relaxed: a hint */
-        }
-    }
+    uint64_t v = latch_bit_acquire(&e->w[0], TS_LATCH);
     SHW(SHW_ROW);
     return v;
 }
@@ -205,7 +192,7 @@ static inline uint64_t ts_latch(struct ts_entry *e)
 static inline void ts_unlatch(struct ts_entry *e, uint64_t v)
 {
     SHW(SHW_ROW);
-    atomic_store_explicit(&e->w[0], v & ~TS_LATCH, memory_order_release);
+    latch_bit_release(&e->w[0], TS_LATCH, v);
 }
 
 static inline uint64_t ts_get(const struct ts_entry *e, int i)

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "storage/hash_mix.h"
 #include "storage/index.h"
 #include "storage/mem.h"
 #include "storage/wait.h"
@@ -19,7 +20,7 @@
 static inline uint32_t slot_hash(const struct row *r, uint32_t mask)
 {
     /* rows are cache-line aligned: drop the low bits, then Fibonacci hashing */
-    return (uint32_t)((((uintptr_t)r >> 6) * 0x9E3779B97F4A7C15ull) >> 32) & mask;
+    return (uint32_t)(hash_fib((uint64_t)((uintptr_t)r >> 6)) >> 32) & mask;
 }
 
 static void slots_alloc(struct txn *t, uint32_t nslots)

@@ -24,7 +24,7 @@
 
 #include "cc/arena.h"
 #include "cc/cc.h"
-#include "cc/clock.h"
+#include "storage/clock.h"
 #include "cc/history.h"
 #include "cc/netmodel.h"
 #include "storage/shared_writes.h"

@@ -51,6 +51,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "storage/hash_mix.h"
 #include "storage/wait.h"
 #include "storage/mem.h"
 #include "storage/index.h"
@@ -114,15 +115,6 @@ static void *idx_alloc(size_t size)
 {
     size_t rounded = (size + CACHE_LINE - 1) & ~(size_t)(CACHE_LINE - 1);
     return memset(mem_alloc_aligned(CACHE_LINE, rounded), 0, rounded);
-}
-
-/* splitmix64's finalizer: a bijection whose low bits depend on every key bit, so packed
- * composite keys (warehouse, district, id) spread over the buckets. */
-static inline uint64_t idx_mix(uint64_t x)
-{
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
 }
 
 static struct idx_table *idx_table_new(unsigned bits)
@@ -245,7 +237,7 @@ static __attribute__((noinline)) struct row *idx_get_contended(struct idx_table 
 struct row *idx_hash_get(struct idx_hash *h, uint64_t key)
 {
     struct idx_table *tb = idx_cur(h);
-    uint64_t hv = idx_mix(key);
+    uint64_t hv = hash_mix(key);
     struct row *row;
     if (__builtin_expect(idx_try_get(&tb->buckets[hv & tb->mask], key, &row) == 0, 1))
         return row;
@@ -375,7 +367,7 @@ static void idx_move_bucket(struct idx_table *tb, struct idx_table *nt, size_t i
             if (row == NULL)
                 continue;
             uint64_t key = atomic_load_explicit(&b->slots[k].key, memory_order_relaxed);
-            idx_chain_append(&nt->buckets[idx_mix(key) & nt->mask], key, row);
+            idx_chain_append(&nt->buckets[hash_mix(key) & nt->mask], key, row);
         }
     /* release: publishes the new buckets' keys to whoever acquires MOVED */
     SHW(SHW_INDEX);
@@ -450,7 +442,7 @@ size_t idx_hash_size(struct idx_hash *h)
 bool idx_hash_insert(struct idx_hash *h, uint64_t key, struct row *row)
 {
     assert(row != NULL); /* invariant 1 */
-    uint64_t hv = idx_mix(key), locked;
+    uint64_t hv = hash_mix(key), locked;
     struct idx_table *tb;
     struct idx_bucket *head = idx_bucket_lock(h, hv, &tb, &locked);
     struct idx_slot *empty;
@@ -483,7 +475,7 @@ bool idx_hash_insert(struct idx_hash *h, uint64_t key, struct row *row)
 
 bool idx_hash_remove(struct idx_hash *h, uint64_t key)
 {
-    uint64_t hv = idx_mix(key), locked;
+    uint64_t hv = hash_mix(key), locked;
     struct idx_table *tb;
     struct idx_bucket *head = idx_bucket_lock(h, hv, &tb, &locked);
     struct idx_slot *empty;

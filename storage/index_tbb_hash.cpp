@@ -17,19 +17,15 @@
 #include <tbb/concurrent_hash_map.h>
 
 extern "C" {
+#include "storage/hash_mix.h"
 #include "storage/index.h"
 }
 
 namespace {
 
 struct mixed_hash_compare {
-    // splitmix64's finalizer, as idx_mix in storage/index_hash.c.
-    static size_t hash(uint64_t x)
-    {
-        x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-        x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-        return static_cast<size_t>(x ^ (x >> 31));
-    }
+    // splitmix64's finalizer, as the own index uses (storage/hash_mix.h).
+    static size_t hash(uint64_t x) { return static_cast<size_t>(hash_mix(x)); }
     static bool equal(uint64_t a, uint64_t b) { return a == b; }
 };
 

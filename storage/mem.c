@@ -1,6 +1,5 @@
 /* The memory module (see mem.h): jemalloc for all allocation, libnuma for placement. */
 #include "storage/mem.h"
-#include "storage/topology.h"
 
 #include <numa.h>
 #include <numaif.h>
@@ -28,9 +27,12 @@ static void *mallocx(size_t size, size_t align)
 #include <stdlib.h>
 
 static int numa_nodes = 1;
+/* mem_init's node set: where shared regions are interleaved (0: over all nodes). */
+static unsigned long long interleave_nodes;
 
-void mem_init(void)
+void mem_init(unsigned long long nodes)
 {
+    interleave_nodes = nodes;
     if (numa_available() >= 0) {
         int n = numa_num_configured_nodes();
         numa_nodes = n > 0 ? n : 1;
@@ -111,7 +113,7 @@ void *mem_alloc_shared_on(size_t size, int node)
         mbind(p, size, MPOL_PREFERRED, b->maskp, b->size + 1, 0);
         numa_bitmask_free(b);
     } else if (numa_nodes > 1) {
-        unsigned long long m = topo_plan_nodes();
+        unsigned long long m = interleave_nodes;
         if (m) {
             struct bitmask *b = numa_bitmask_alloc((unsigned)numa_max_possible_node() + 1);
             for (unsigned k = 0; k < 64; k++)

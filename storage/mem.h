@@ -11,8 +11,11 @@
 
 #include <stddef.h>
 
-/* Once, before any thread starts: probes NUMA. */
-void mem_init(void);
+/* Once, before any thread starts: probes NUMA. Shared regions not placed on one node are
+ * interleaved over `nodes`, a bit mask of NUMA nodes' OS indexes (bit k: node k; the
+ * caller's choice, e.g. the nodes the pin plan uses: topo_plan_nodes), or over all nodes
+ * when it is 0. */
+void mem_init(unsigned long long nodes);
 /* In each worker thread, after pinning: binds the thread to a private jemalloc arena. */
 void mem_thread_init(void);
 

@@ -9,7 +9,7 @@
 #include <sys/prctl.h>
 #include <time.h>
 
-#include "cc/clock.h"
+#include "storage/clock.h"
 #include "storage/mem.h"
 #include "storage/wait.h"
 

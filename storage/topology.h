@@ -14,7 +14,7 @@
  *
  * Loader threads and helper threads (Silo's epoch thread) use the same plan: a loader i
  * runs where worker i will, a helper on all the plan's PUs. Shared memory is interleaved
- * over the NUMA nodes of the plan's PUs only (storage/mem.c asks topo_plan_nodes);
+ * over the NUMA nodes of the plan's PUs only (main hands topo_plan_nodes to mem_init);
  * partitioned data is placed on the node of the thread that owns it (topo_node_of).
  *
  * HWLOC_SYNTHETIC (hwloc's environment variable, e.g. "pack:2 core:64 pu:2") makes the

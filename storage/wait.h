@@ -58,7 +58,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "cc/clock.h"
+#include "storage/clock.h"
 #include "config/config.h"
 
 static inline void cpu_relax(void)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The test suite (run by `make test` after building every flavor):
-#   unit tests (build/tests/test_*), CLI bad-input tests, and for every serializable
-#   variant of config/variants.tsv: YCSB theta 0.99 with 8 threads and --verify (history
+#   unit tests (build/tests/test_*), the layering check, CLI bad-input tests, and for
+#   every serializable variant of config/variants.tsv: YCSB theta 0.99 with 8 threads and --verify (history
 #   check), the bank workload with --verify (money conserved, audits see their branch's
 #   total), 64 threads ending within 2 s of the window, TPC-C with --check and
 #   --verify (tests/tpcc_test.sh), YCSB and bank under ThreadSanitizer, and one
@@ -37,6 +37,9 @@ echo "== unit tests"
 for t in build/tests/test_*; do
     [ -x "$t" ] && run "unit $(basename "$t")" 300 "$t"
 done
+
+echo "== layering: benchmarks -> cc -> storage -> config, includes point down only"
+run "layers (tests/layers_test.sh)" 60 tests/layers_test.sh
 
 echo "== command-line tests"
 run "cli bad input" 120 tests/cli_test.sh build/bin/rundb-no-wait

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "storage/hash_mix.h"
 #include "storage/index.h"
 #include "tests/unit/check.h"
 
@@ -127,7 +128,7 @@ static void *insert_thread(void *p)
 static void *lookup_thread(void *p)
 {
     struct hash_arg *a = p;
-    uint64_t rng = (uint64_t)a->id * 0x9e3779b97f4a7c15ULL + 1;
+    uint64_t rng = hash_fib((uint64_t)a->id) + 1;
     while (atomic_load(a->inserters_left) > 0) {
         uint64_t k = next_rand(&rng) % (2 * THREADS * INSERT_PER_THREAD);
         struct row *r = idx_hash_get(a->h, k);

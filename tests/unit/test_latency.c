@@ -1,9 +1,9 @@
-/* Unit tests of the latency histogram (benchmarks/latency.h): bucket boundaries and
+/* Unit tests of the latency histogram (storage/latency.h): bucket boundaries and
  * relative error, quantiles, and merging the histograms of many threads past 2^32
  * samples in one bucket (a long run on many cores). */
 #include <string.h>
 
-#include "benchmarks/latency.h"
+#include "storage/latency.h"
 #include "tests/unit/check.h"
 
 /* Values below LAT_SUB are exact; above, each bucket's middle is within 3% of every value

@@ -7,8 +7,8 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "benchmarks/rand.h"
-#include "cc/clock.h"
+#include "storage/rand.h"
+#include "storage/clock.h"
 #include "storage/mem.h"
 #include "storage/storage_model.h"
 #include "tests/unit/check.h"
@@ -186,7 +186,7 @@ static void touch_storm(void)
 
 int main(void)
 {
-    mem_init();
+    mem_init(0);
     clock_calibrate();
     RUN_CASE(cold_misses_then_hits);
     RUN_CASE(clock_eviction);

@@ -143,7 +143,7 @@ static void switching_node_moves_rows(void)
 
 int main(void)
 {
-    mem_init();
+    mem_init(0);
     RUN_CASE(rows_stay_on_their_node);
     RUN_CASE(concurrent_reservations);
     RUN_CASE(switching_node_moves_rows);

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "benchmarks/tpcc.h"
-#include "cc/clock.h"
+#include "storage/clock.h"
 #include "storage/mem.h"
 #include "tests/unit/check.h"
 
@@ -217,7 +217,7 @@ static void run_queries(void)
 
 int main(void)
 {
-    mem_init();
+    mem_init(0);
     clock_calibrate();
     RUN_CASE(nurand);
     RUN_CASE(c_delta);

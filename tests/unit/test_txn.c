@@ -254,7 +254,7 @@ static void arena_growth(void)
 
 int main(void)
 {
-    mem_init();
+    mem_init(0);
     clock_calibrate();
     RUN_CASE(access_set_growth);
     RUN_CASE(undo_on_abort);

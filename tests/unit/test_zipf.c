@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "benchmarks/zipf.h"
-#include "cc/clock.h"
+#include "storage/clock.h"
 #include "tests/unit/check.h"
 
 static void shape(uint64_t n, double theta, uint64_t draws)

@@ -1,8 +1,8 @@
 /* Cheap time stamps: the CPU's time-stamp counter, calibrated against CLOCK_MONOTONIC at
  * start (clock_calibrate), never a hard-coded frequency. On CPUs without an invariant
  * TSC reachable from C (non-x86), falls back to CLOCK_MONOTONIC in nanoseconds. */
-#ifndef CC_CLOCK_H
-#define CC_CLOCK_H
+#ifndef STORAGE_CLOCK_H
+#define STORAGE_CLOCK_H
 
 #include <stdint.h>
 #include <time.h>

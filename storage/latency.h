@@ -1,8 +1,8 @@
 /* Log-bucket latency histogram (one per transaction type per thread): values below 32
  * ticks exactly, above that 32 sub-buckets per power of two (relative error under 3%).
  * Recording is a few instructions and touches one counter. */
-#ifndef BENCH_LATENCY_H
-#define BENCH_LATENCY_H
+#ifndef STORAGE_LATENCY_H
+#define STORAGE_LATENCY_H
 
 #include <stdint.h>
 

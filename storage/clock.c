@@ -1,5 +1,5 @@
 /* Calibrates the time-stamp counter against CLOCK_MONOTONIC (see clock.h). */
-#include "cc/clock.h"
+#include "storage/clock.h"
 
 double clock_ticks_per_s = 1e9;
 uint64_t clock_ticks_base;

@@ -1,9 +1,11 @@
 /* Per-thread pseudo-random numbers (xoshiro256**, seeded through splitmix64): fast,
  * reproducible from --seed and the thread number, no shared state. */
-#ifndef BENCH_RAND_H
-#define BENCH_RAND_H
+#ifndef STORAGE_RAND_H
+#define STORAGE_RAND_H
 
 #include <stdint.h>
+
+#include "storage/hash_mix.h"
 
 struct rng {
     uint64_t s[4];
@@ -11,10 +13,7 @@ struct rng {
 
 static inline uint64_t splitmix64(uint64_t *x)
 {
-    uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
+    return hash_mix(*x += HASH_GOLDEN);
 }
 
 static inline void rng_seed(struct rng *r, uint64_t seed, uint64_t stream)

@@ -1,5 +1,5 @@
 /* Latency histogram merge and quantiles (see latency.h). */
-#include "benchmarks/latency.h"
+#include "storage/latency.h"
 
 void latency_merge(struct latency *dst, const struct latency *src)
 {
