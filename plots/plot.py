@@ -6,8 +6,8 @@
 For each [[plot]] writes DIR/<spec>-<name>.png and .pdf (matplotlib) and the same
 figure for gnuplot (.dat, .gp; `gnuplot <spec>-<name>.gp` in DIR renders
 <spec>-<name>-gnuplot.png); a table becomes .md and .png. Kinds and keys:
-experiments/specs/FORMAT.md. Exit status 2, with one line, for a bad spec or plot
-section or a missing results file.
+experiments/specs/FORMAT.md; plot_spec.py checks the sections, figure.py prepares the data.
+Exit status 2, with one line, for a bad spec or plot section or a missing results file.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from matplotlib.ticker import NullLocator  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import figure  # noqa: E402
 import gnuplot  # noqa: E402
+import plot_spec  # noqa: E402
 from figure import PlotData, PlotError, ResultsError  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -322,7 +323,7 @@ def draw_plot(spec: dict, spec_name: str, index: int, results: list[dict], out: 
 
 def run(args: argparse.Namespace) -> list[Path]:
     spec = read_spec(args.spec)
-    problems = figure.validate_plots(spec)
+    problems = plot_spec.validate_plots(spec)
     if problems:
         raise UsageError(f"{args.spec}: " + "; ".join(problems))
     name = args.spec.stem

@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Tests of plots/ (figure.py, plot.py, gnuplot.py) on tests/fixtures/plots_fixture.*.
+"""Tests of plots/ (plot_spec.py, figure.py, plot.py, gnuplot.py) on
+tests/fixtures/plots_fixture.*.
 
     /usr/bin/python3 -m unittest tests/test_plots.py      (from the repository root)
     tests/test_plots.py
@@ -26,6 +27,7 @@ sys.path.insert(0, str(ROOT / "plots"))
 
 import figure  # noqa: E402
 import plot  # noqa: E402
+import plot_spec  # noqa: E402
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 VARIANTS = ["dl-detect", "rcc", "silo"]
@@ -173,7 +175,7 @@ class Aggregation(unittest.TestCase):
                 result_line("silo", 1, 1, 50)]
 
     def test_ratio_to(self):
-        self.assertEqual(figure.validate_plots(self.SPEC), [])
+        self.assertEqual(plot_spec.validate_plots(self.SPEC), [])
         with contextlib.redirect_stderr(io.StringIO()) as err:
             data = figure.plot_data(self.SPEC, 1, self.lines())
         self.assertIn("no results for reference point threads=2,variant=dl-detect",
@@ -271,7 +273,7 @@ class Curve(unittest.TestCase):
         return out
 
     def test_points_follow_the_parameter_with_measured_x(self):
-        self.assertEqual(figure.validate_plots(self.SPEC), [])
+        self.assertEqual(plot_spec.validate_plots(self.SPEC), [])
         data = figure.plot_data(self.SPEC, 1, self.lines())
         self.assertEqual(data.xs, [1000, 2000, 4000])
         self.assertEqual([s.label for s in data.series], ["silo", "no-wait"])
@@ -306,10 +308,10 @@ class Curve(unittest.TestCase):
     def test_curve_needs_x_path_and_no_ratio(self):
         spec = copy.deepcopy(self.SPEC)
         del spec["plot"][0]["x_path"]
-        self.assertIn("x_path", " ".join(figure.validate_plots(spec)))
+        self.assertIn("x_path", " ".join(plot_spec.validate_plots(spec)))
         spec = copy.deepcopy(self.SPEC)
         spec["plot"][0]["ratio_to"] = {"variant": "silo"}
-        self.assertIn("ratio_to", " ".join(figure.validate_plots(spec)))
+        self.assertIn("ratio_to", " ".join(plot_spec.validate_plots(spec)))
 
 
 class Timeline(unittest.TestCase):
@@ -330,7 +332,7 @@ class Timeline(unittest.TestCase):
                            "commits_per_s": ys}, "throughput": sum(ys)}
 
     def test_medians_over_time(self):
-        self.assertEqual(figure.validate_plots(self.SPEC), [])
+        self.assertEqual(plot_spec.validate_plots(self.SPEC), [])
         lines = [self.line(1000, 1, [10, 0, 10]), self.line(1000, 2, [20, 2, 12]),
                  self.line(1000, 3, [30, 4, 14]), self.line(3000, 1, [10, 0, 0])]
         data = figure.plot_data(self.SPEC, 1, lines)
@@ -349,16 +351,16 @@ class Timeline(unittest.TestCase):
     def test_no_x_no_ratio(self):
         spec = copy.deepcopy(self.SPEC)
         spec["plot"][0]["ratio_to"] = {"variant": "silo"}
-        self.assertIn("ratio_to", " ".join(figure.validate_plots(spec)))
+        self.assertIn("ratio_to", " ".join(plot_spec.validate_plots(spec)))
         spec = copy.deepcopy(self.SPEC)
         spec["plot"][0]["x"] = "recovery-timeout-ms"
-        self.assertIn("'x'", " ".join(figure.validate_plots(spec)))
+        self.assertIn("'x'", " ".join(plot_spec.validate_plots(spec)))
 
     def test_normalize_series(self):
         spec = {"run": {"variants": ["a", "b"]}, "grid": {"w": [1, 2]},
                 "plot": [{"name": "n", "kind": "line", "x": "w", "y": "throughput",
                           "series": ["variant"], "normalize_series": True}]}
-        self.assertEqual(figure.validate_plots(spec), [])
+        self.assertEqual(plot_spec.validate_plots(spec), [])
 
         def line(v, w, y):
             p = {"variant": v, "w": w}
@@ -371,16 +373,16 @@ class Timeline(unittest.TestCase):
 
 
 class Validation(unittest.TestCase):
-    """validate_plots() messages, and plot.py's exit status for user errors."""
+    """plot_spec.validate_plots() messages, and plot.py's exit status for user errors."""
 
     def errors(self, **changes) -> list[str]:
         section = {"name": "tput", "kind": "line", "x": "threads", "y": "throughput",
                    "series": ["variant"]}
         section.update(changes)
-        return figure.validate_plots({"plot": [section]})
+        return plot_spec.validate_plots({"plot": [section]})
 
     def test_fixture_is_valid(self):
-        self.assertEqual(figure.validate_plots(load_spec()), [])
+        self.assertEqual(plot_spec.validate_plots(load_spec()), [])
 
     def test_unknown_kind(self):
         errors = self.errors(kind="pie")
@@ -393,7 +395,7 @@ class Validation(unittest.TestCase):
 
     def test_missing_y(self):
         section = {"name": "tput", "kind": "line", "x": "threads"}
-        self.assertEqual(figure.validate_plots({"plot": [section]}),
+        self.assertEqual(plot_spec.validate_plots({"plot": [section]}),
                          ["plot[1] (tput): missing key 'y' (required for kind 'line')"])
 
     def test_wrong_type(self):
@@ -405,7 +407,7 @@ class Validation(unittest.TestCase):
         table = {"name": "t", "kind": "table", "rows": ["variant"],
                  "columns": [{"label": "tput", "y": "throughput", "format": ".1q"},
                              {"label": "x", "colour": "red"}]}
-        errors = figure.validate_plots({"plot": [table]})
+        errors = plot_spec.validate_plots({"plot": [table]})
         self.assertTrue(any("column[1]: 'format'" in e for e in errors), errors)
         self.assertTrue(any("column[2]: missing key 'y'" in e for e in errors), errors)
         self.assertTrue(any("column[2]: unknown key 'colour'" in e for e in errors), errors)
@@ -413,7 +415,7 @@ class Validation(unittest.TestCase):
     def test_point_parameters_checked_against_grid(self):
         spec = load_spec()
         spec["plot"][0]["x"] = "thread"
-        errors = figure.validate_plots(spec)
+        errors = plot_spec.validate_plots(spec)
         self.assertEqual(len(errors), 1)
         self.assertIn("plot[1] (throughput): x 'thread' is not a point parameter", errors[0])
 
@@ -421,16 +423,24 @@ class Validation(unittest.TestCase):
         spec = {"run": {"variants": ["rcc"]}, "cases": {"hot": {}, "cold": {}},
                 "grid": {"threads": [1]},
                 "plot": [{"name": "p", "kind": "bar", "x": "case", "y": "throughput"}]}
-        self.assertEqual(figure.validate_plots(spec), [])
+        self.assertEqual(plot_spec.validate_plots(spec), [])
         del spec["cases"]
-        self.assertIn("x 'case' is not a point parameter", figure.validate_plots(spec)[0])
+        self.assertIn("x 'case' is not a point parameter", plot_spec.validate_plots(spec)[0])
         self.assertEqual(figure.order_values(["hot", "cold"], figure.spec_orders(
             {"cases": {"cold": {}, "hot": {}}})["case"]), ["cold", "hot"])
 
     def test_duplicate_names(self):
         section = {"name": "a", "kind": "line", "x": "threads", "y": "throughput"}
-        errors = figure.validate_plots({"plot": [section, dict(section)]})
+        errors = plot_spec.validate_plots({"plot": [section, dict(section)]})
         self.assertEqual(errors, ["plot[2] (a): name 'a' is also used by plot[1]"])
+
+    def test_plot_spec_stands_alone(self):
+        """The sweep runner imports plot_spec by itself: not figure.py, not matplotlib."""
+        code = ("import sys, plot_spec; "
+                "print([m for m in ('figure', 'plot', 'matplotlib') if m in sys.modules])")
+        proc = subprocess.run(["/usr/bin/python3", "-c", code], cwd=ROOT / "plots",
+                              capture_output=True, text=True, timeout=60)
+        self.assertEqual((proc.returncode, proc.stdout.strip()), (0, "[]"), proc.stderr)
 
     def test_cli_bad_spec_and_missing_results(self):
         with tempfile.TemporaryDirectory() as tmp:

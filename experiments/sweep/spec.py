@@ -4,7 +4,7 @@ it into the list of points to run (format: experiments/specs/FORMAT.md).
 Validation happens before anything is built or run: top-level and [run] keys, types,
 variants against config/variants.tsv, rundb flags and their value types against the flag
 table in benchmarks/options.c (the single source of the command line), non-empty grids,
-[derive] expressions, the [quick] overrides and (through plots/figure.py) the plots.
+[derive] expressions, the [quick] overrides and (through plots/plot_spec.py) the plots.
 """
 
 import ast
@@ -343,7 +343,7 @@ def _build(raw: dict, name: str, path: Path, scale: str) -> Spec:
                 timeout=timeout, flags=flags, cases=cases, grid=grid, derive=derive, plots=plots, raw=raw,
                 variant_flags=variant_flags, oversubscribe=oversubscribe)
     points(spec, max_threads=None)  # evaluates every derive expression once
-    errors = _plot_errors(raw) if (ROOT / "plots" / "figure.py").exists() else []
+    errors = _plot_errors(raw) if (ROOT / "plots" / "plot_spec.py").exists() else []
     if errors:
         raise SpecError(errors[0])
     return spec
@@ -354,9 +354,9 @@ def _plot_errors(raw: dict) -> list:
     plots_dir = str(ROOT / "plots")
     if plots_dir not in sys.path:
         sys.path.insert(0, plots_dir)
-    import figure  # plots/figure.py, which owns the [[plot]] format
+    import plot_spec  # plots/plot_spec.py, which owns the [[plot]] format
 
-    return figure.validate_plots(raw)
+    return plot_spec.validate_plots(raw)
 
 
 def points(spec: Spec, max_threads) -> list:
