@@ -215,7 +215,8 @@ mutation:
 		$(foreach v,$(MUTANT_BASES),$(B)/bin/rundb-$(v)) $(VTESTS) && tests/mutation_test.sh
 
 # Shared writes per transaction, per variant, counted by a debug build (storage/
-# shared_writes.h); checks them against README.md's table and the no-global-write rule.
+# shared_writes.h); checks them against the table in docs/algorithms.md and the
+# no-global-write rule.
 shared-writes:
 	@tests/install_deps.sh && $(MAKE) --no-print-directory -j$(NPROC) \
 		$(foreach v,$(VARIANTS),$(B)/shw/bin/rundb-$(v)) && /usr/bin/python3 tests/shared_writes.py

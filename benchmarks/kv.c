@@ -6,7 +6,7 @@
  * key space and so over the network model's servers (a hash of the key).
  *
  * A transaction is a write with probability --write-fraction, else a read; both are one
- * shot. The shapes are ours (the seed text gives no numbers; README marks them):
+ * shot. The shapes are ours (the seed text gives no numbers; docs/running.md marks them):
  *   f1   read: 1-10 keys, uniform; write: blind writes of 1-4 keys, uniform.
  *   tao  read: 5-50 keys, uniform (TAO's larger read transactions); write: blind writes
  *        of 1-2 keys (an object, or an association and its inverse).

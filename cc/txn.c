@@ -231,7 +231,7 @@ extern const bool cc_alg_column_grain __attribute__((weak));
  * every column of it counts as read, whatever the workload declared: a read outside the
  * declared columns is then seen, at no risk of a false alarm. A column-grain algorithm
  * vouches for the declared columns only: recording the others would blame it for columns
- * it never promised, so only those are recorded (see README, --verify). */
+ * it never promised, so only those are recorded (see docs/correctness.md, --verify). */
 static inline void hist_reads(struct txn *t, const struct access *a, colmask_t cols)
 {
     const struct table *tab = a->row->table;

@@ -2,8 +2,8 @@
  * shared-writes`): each store or read-modify-write of memory that other threads also use
  * is counted, per thread, by what it writes. The driver adds them up over the measured
  * window and the result gives them per committed transaction, which is how the table of
- * shared writes in README.md is made and kept true (tests/shared_writes.sh). In every
- * other build SHW() compiles to nothing. */
+ * shared writes in docs/algorithms.md is made and kept true (tests/shared_writes.py). In
+ * every other build SHW() compiles to nothing. */
 #ifndef STORAGE_SHARED_WRITES_H
 #define STORAGE_SHARED_WRITES_H
 

@@ -16,7 +16,7 @@
 bool sm_on;
 bool sm_ts_on_storage;
 
-/* Presets: (read, write) latency in microseconds; our choices (README, Storage model). */
+/* Presets: (read, write) latency in microseconds; our choices (docs/models.md, Storage model). */
 static const struct {
     const char *name;
     double read_us, write_us;

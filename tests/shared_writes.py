@@ -6,9 +6,9 @@ fails (exit 1) if
   - any variant makes a write to a process-wide word (kind "global") per transaction, or
     more than MAX_TABLE writes per transaction to table-wide words (row-number blocks,
     index growth): these are what stops scaling at 128 threads;
-  - README.md's table (between the shared-writes markers) differs from the counts by more
-    than TOLERANCE or RELATIVE (so the documented table stays true).
---write rewrites README.md's table from the counts instead of comparing.
+  - the table in docs/algorithms.md (between the shared-writes markers) differs from the
+    counts by more than TOLERANCE or RELATIVE (so the documented table stays true).
+--write rewrites that table from the counts instead of comparing.
 """
 import argparse
 import json
@@ -19,7 +19,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = ROOT / "build" / "shw" / "bin"
-README = ROOT / "README.md"
+DOC_NAME = "docs/algorithms.md"  # the file that holds the table, between BEGIN and END
+DOC = ROOT / DOC_NAME
 KINDS = ["row", "index", "table", "global", "peer", "own"]
 WORKLOADS = {
     "ycsb": ["--workload", "ycsb", "--rows", "100000", "--theta", "0.6", "--read-ratio", "0.9"],
@@ -63,29 +64,29 @@ def parse(text):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--write", action="store_true", help="rewrite README.md's table")
+    ap.add_argument("--write", action="store_true", help=f"rewrite the table in {DOC_NAME}")
     args = ap.parse_args()
     counts = {(v, w): measure(v, w) for v in known_variants() for w in WORKLOADS}
     text = table(counts)
     print(text)
     bad = [f"{v} {w}: {c['global']:.2f} global, {c['table']:.2f} table writes per commit"
            for (v, w), c in counts.items() if c["global"] > 0 or c["table"] > MAX_TABLE]
-    readme = README.read_text()
-    if BEGIN not in readme or END not in readme:
-        sys.exit(f"shared_writes: README.md has no {BEGIN} ... {END} section")
-    head, rest = readme.split(BEGIN, 1)
+    doc_text = DOC.read_text()
+    if BEGIN not in doc_text or END not in doc_text:
+        sys.exit(f"shared_writes: {DOC_NAME} has no {BEGIN} ... {END} section")
+    head, rest = doc_text.split(BEGIN, 1)
     body, tail = rest.split(END, 1)
     if args.write:
-        README.write_text(head + BEGIN + "\n" + text + "\n" + END + tail)
+        DOC.write_text(head + BEGIN + "\n" + text + "\n" + END + tail)
     else:
         doc = parse(body)
         for key, c in counts.items():
             if key not in doc:
-                bad.append(f"{key[0]} {key[1]}: missing from README.md's table")
+                bad.append(f"{key[0]} {key[1]}: missing from the table in {DOC_NAME}")
                 continue
             for k in KINDS:
                 if abs(doc[key][k] - c[k]) > max(TOLERANCE, RELATIVE * c[k]):
-                    bad.append(f"{key[0]} {key[1]} {k}: README.md says {doc[key][k]:.1f}, "
+                    bad.append(f"{key[0]} {key[1]} {k}: {DOC_NAME} says {doc[key][k]:.1f}, "
                                f"counted {c[k]:.2f}")
     for b in bad:
         print("FAIL", b)
