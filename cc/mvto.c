@@ -142,6 +142,17 @@
  * wm` (free the whole chain) only holds where it holds for the true wts; it keeps more
  * versions, never fewer (and those under an APPROX head are unreachable anyway, I7).
  * gc_drain acquires the entry of each queued row (free with the row store).
+ *
+ * Lock order: one entry latch (TS_LATCH) at a time; no wait while holding one
+ * (wait_pending polls unlatched). Under the latch the allocator may run (node_new's
+ * malloc, free_from's free when pruning or deleting, gc_push growing the thread's own GC
+ * queue): its locks are its own, and nothing of ours is taken inside it. With the sketch,
+ * the active table's bucket lock (cc/ts_sketch.c) is taken only while no entry latch is
+ * held, never together with one: ts_acquire at an access's first touch, ts_release in
+ * ts_access_end after the markers are cleared, and gc_drain acquires a queued row's
+ * entry, then latches, prunes, unlatches and releases it. The GC's slots are per-thread
+ * atomics and its queue is the thread's own: no latch. Pending markers are held across
+ * waits like locks, but waits go only to older writers (Deadlock freedom, above).
  */
 #include <stdalign.h>
 #include <stdio.h>
