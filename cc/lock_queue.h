@@ -3,14 +3,8 @@
  * them; it is a parameter of the slow path (callers pass a constant). Bamboo adds a
  * retired list (struct lq_rlock, rules 6-10 below); the 2PL family never sees it.
  *
- * State (struct lq_lock, in the row's CC slot):
- *   word    bit 0 LQ_LATCH: the queue latch; bit 1 LQ_EX: held exclusive;
- *           bits 2..63: number of shared holders (LQ_SH_ONE each).
- *   owners  granted requests (doubly linked through onext/oprev), unordered.
- *   whead/wtail  waiting requests (doubly linked through wnext/wprev), in the policy's
- *           order: WAIT_DIE youngest first, WOUND_WAIT oldest first, DL_DETECT FIFO;
- *           upgrades always go to the head (the upgrader already holds a shared lock, so
- *           every waiter behind it waits for it anyway).
+ * State (struct lq_lock, in the row's CC slot): its word and lists are described above the
+ * struct below.
  *
  * Two ways to use the word:
  *  - Lock-free (NO_WAIT: nobody needs to know who holds a lock): lq_try_sh adds to the
@@ -115,6 +109,15 @@ struct lq_req {
     uint8_t aborting;  /* Bamboo: retired and aborting (rule 9) */
 };
 
+/* State (struct lq_lock, in the row's CC slot):
+ *   word    bit 0 LQ_LATCH: the queue latch; bit 1 LQ_EX: held exclusive;
+ *           bits 2..63: number of shared holders (LQ_SH_ONE each).
+ *   owners  granted requests (doubly linked through onext/oprev), unordered.
+ *   whead/wtail  waiting requests (doubly linked through wnext/wprev), in the policy's
+ *           order: WAIT_DIE youngest first, WOUND_WAIT oldest first, DL_DETECT FIFO;
+ *           upgrades always go to the head (the upgrader already holds a shared lock, so
+ *           every waiter behind it waits for it anyway).
+ */
 struct lq_lock {
     _Atomic uint64_t word;
     struct lq_req *owners;

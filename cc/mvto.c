@@ -9,22 +9,9 @@
  * creates the version wts = ts, allowed only if no transaction with a later timestamp
  * has read the version it follows (that version's rts <= ts). Reads never abort.
  *
- * Key state, over a timestamp store (cc/ts_store.h: `row` or `sketch`, chosen by the
- * variant: mvto, mvto-sketch). The key's entry (three words, under its latch bit):
- *   w[0]  bit 63: latch (spin, acquire CAS / release store, back-off of storage/wait.h);
- *         bit 62: APPROX, the head's stamps are the sketch's bounds (I7); bits 0..61: ts
- *         of the one writer whose version is not committed yet (0: none), the pending
- *         marker; its image is in the writer's private copy (a->data), which nobody reads
- *   w[1], w[2]  wts, rts of the newest committed version (the head), whose image is
- *         row->data
- * The row's metadata slot (row->cc) holds, at MV_CHAIN_OFF, the chain of older committed
- * versions, newest first: nodes (wts, rts, image copy), their stamps exact data (not the
- * store's); before it, the store's part: with the row store the entry itself (ts_acquire
- * returns row->cc: [w0 w1 w2][chain], 32 bytes), with the sketch its shadow of the exact
- * stamps (measurement only: [shadow 16 bytes][chain], 24 bytes). An attempt acquires the
- * key's entry at its first access (a->cc_ptr, TS_ACC_HELD) and releases it when it ends, so
- * every access to the key's state, chain and image is under the latch of an entry that
- * is held (with the sketch: exact, the key's only copy, S2 of cc/ts_sketch.c).
+ * Key state, over a timestamp store (cc/ts_store.h): the key's entry words and the chain
+ * of older versions in the row's slot are described above APPROX and struct mvto_ver
+ * below.
  *
  * Invariants:
  *   I1  The committed versions of a row (row->data, then the chain) have strictly
@@ -69,7 +56,7 @@
  * rule again on the exact stamps, count_sketch_abort).
  *
  * Memory orders: the latch's acquire CAS and release store order everything in the
- * state above; no field of it is read outside the latch but the pending marker, which a
+ * key state; no field of it is read outside the latch but the pending marker, which a
  * waiter polls (relaxed, a hint) on the entry it holds. The per-thread timestamp slots
  * of the garbage collector are relaxed (see GC: their precision is not what makes GC
  * safe). A reader's check of row->deleted (cc/txn.c) is ordered after the deleter's
@@ -142,6 +129,17 @@
  * wm` (free the whole chain) only holds where it holds for the true wts; it keeps more
  * versions, never fewer (and those under an APPROX head are unreachable anyway, I7).
  * gc_drain acquires the entry of each queued row (free with the row store).
+ *
+ * Lock order: one entry latch (TS_LATCH) at a time; no wait while holding one
+ * (wait_pending polls unlatched). Under the latch the allocator may run (node_new's
+ * malloc, free_from's free when pruning or deleting, gc_push growing the thread's own GC
+ * queue): its locks are its own, and nothing of ours is taken inside it. With the sketch,
+ * the active table's bucket lock (cc/ts_sketch.c) is taken only while no entry latch is
+ * held, never together with one: ts_acquire at an access's first touch, ts_release in
+ * ts_access_end after the markers are cleared, and gc_drain acquires a queued row's
+ * entry, then latches, prunes, unlatches and releases it. The GC's slots are per-thread
+ * atomics and its queue is the thread's own: no latch. Pending markers are held across
+ * waits like locks, but waits go only to older writers (Deadlock freedom, above).
  */
 #include <stdalign.h>
 #include <stdio.h>
@@ -186,6 +184,23 @@ const char *const cc_alg_counter_names[CC_ALG_COUNTERS] = {
 
 #define TS_THREAD_MASK (((uint64_t)1 << PRIO_THREAD_BITS) - 1)
 
+/* Key state, over a timestamp store (cc/ts_store.h: `row` or `sketch`, chosen by the
+ * variant: mvto, mvto-sketch). The key's entry (three words, under its latch bit):
+ *   w[0]  bit 63: latch (spin, acquire CAS / release store, back-off of storage/wait.h);
+ *         bit 62: APPROX, the head's stamps are the sketch's bounds (I7); bits 0..61: ts
+ *         of the one writer whose version is not committed yet (0: none), the pending
+ *         marker; its image is in the writer's private copy (a->data), which nobody reads
+ *   w[1], w[2]  wts, rts of the newest committed version (the head), whose image is
+ *         row->data
+ * The row's metadata slot (row->cc) holds, at MV_CHAIN_OFF, the chain of older committed
+ * versions, newest first: nodes (wts, rts, image copy), their stamps exact data (not the
+ * store's); before it, the store's part: with the row store the entry itself (ts_acquire
+ * returns row->cc: [w0 w1 w2][chain], 32 bytes), with the sketch its shadow of the exact
+ * stamps (measurement only: [shadow 16 bytes][chain], 24 bytes). An attempt acquires the
+ * key's entry at its first access (a->cc_ptr, TS_ACC_HELD) and releases it when it ends, so
+ * every access to the key's state, chain and image is under the latch of an entry that
+ * is held (with the sketch: exact, the key's only copy, S2 of cc/ts_sketch.c).
+ */
 /* The entry's word 0 (see Key state): the latch (TS_LATCH, cc/ts_store.h), approximate
  * head, pending writer's ts. */
 #define APPROX ((uint64_t)1 << 62)

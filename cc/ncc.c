@@ -7,6 +7,14 @@
  * (txn_declare_read_only) by a read-only protocol of ours (I6), since the paper's
  * section 5.5 is not in the seed text.
  *
+ * Files: this one is the client side: the cc_* entry points, timestamps, the requests
+ * and their waits, the safeguard, smart retry, the read-only protocol's client part,
+ * per-thread state, counters and the recovery hooks. cc/ncc_key.c is the key (server)
+ * side: the key latch, the response queue, response timing control, the execution of
+ * requests on the key's versions, release, and the commit and abort messages at the key
+ * (and smart retry's check there). cc/ncc_key.h, the private interface between them,
+ * holds the per-key structs and the messages (nk_*) this file sends to a key.
+ *
  * Timestamps (section 5.1, 5.3) are one 64-bit word (clk << 12 | thread): clk in
  * clock ticks, compared first; the thread id stands for cid. A transaction's
  * pre-assigned timestamp t (cc_begin) has clk = max(now, the thread's last clk + 1),
@@ -15,49 +23,11 @@
  * attempt without the paper's attempt number; a retry is a new attempt, with a new t.
  * --clock-skew-us sets odd threads' clocks back (to study skew).
  *
- * Per key (struct ncc_row, the row's CC slot), under its latch:
- *   tw, tr    the committed version's timestamps; row->data is its value.
- *   queue     the response queue (section 5.2, Algorithm 5.3): one entry per request
- *             whose transaction is undecided, in execution order; decided entries leave
- *             at once (the paper drops them at the head; nothing reads a decided entry,
- *             so leaving early changes no decision).
- *   newest    the newest undecided write entry (its version is the key's newest), NULL
- *             when the committed version is newest.
- * Invariants:
- *   I1. Versions are created in queue order: the write entries in the queue, in order,
- *       are the undecided versions, oldest first, all newer than the committed one.
- *   I2. Timestamps grow along versions: each version's tw > the previous version's tr
- *       (a write takes tw = t if t > curr.tr, else (curr.tr.clk + 1, t.cid)), or equals
- *       it where that tr is the writer's own read's t (ours: a read-modify-write keeps
- *       t); a read raises curr.tr to its t.
- *   I3. Response timing control: an entry's response is released when every entry
- *       before it belongs to its own transaction, or it is a read and every entry of
- *       another transaction before it is a read. So a read of an undecided version waits
- *       for that version's decision, and a write waits for every earlier request. (Ours:
- *       own entries never block each other; the paper groups a read-modify-write's pair.)
- *   I4. Early abort (section 5.2): a request that would not be released at once aborts
- *       before executing if an undecided entry of another transaction (write: any
- *       entry; read: a write) has a higher t. So every wait is for a transaction with a
- *       lower t: no wait cycle. A read re-executed after its version's writer aborted
- *       passes the same test; if it fails, it is released with early_abort set.
- *   I5. A released read's version is the committed one and stays so until the reader
- *       decides (a later write waits for the read, I3); so the value is copied from the
- *       row at release, under the latch.
- *   I6. Read-only protocol (ours): the snapshot t_ro is the reader's clock at its first
- *       read less --clock-skew-us, so every transaction that begins after that read has
- *       a larger t (its clock is at most the skew behind) and so a larger tw. A read
- *       aborts (read_only_stale) if the key's newest version, undecided or not, has
- *       tw > t_ro; else it queues (ts = t_ro, for I4 of later writes) only while an
- *       undecided write is ahead of it, and at release takes the committed version
- *       (aborting if smart retry moved it past t_ro), raises its tr to t_ro and leaves
- *       the queue. So the transaction is consistent at t_ro without a safeguard, leaves
- *       nothing behind and sends no commit message: one round per shot. Strict: a
- *       writer W that committed before the reader began has tw <= t_ro or (if still
- *       undecided at the key) is waited for; a writer that began after its first read
- *       has tw > t_ro, so the reader cannot see it (the inversion of section 5.2 aborts
- *       the reader instead). The paper's client-side knowledge of each server's newest
- *       writes, which picks a larger snapshot, is not built: its safety argument is not
- *       in the seed text.
+ * Per key (struct ncc_row, the row's CC slot): its fields (tw, tr, the response queue,
+ * newest) and the invariants are stated above the struct in cc/ncc_key.h: I1 versions
+ * in queue order, I2 timestamps grow along versions, I3 response timing control, I4
+ * early abort, I5 a released read's version stays the committed one, I6 the read-only
+ * protocol (ours).
  *
  * Requests (cc_access). The client waits for each response before its next request
  * (ours: the paper sends a shot's requests together and waits once; values are final at
@@ -85,12 +55,17 @@
  * backup thread with cc_commit / cc_abort on its context, so it decides exactly as the
  * client would have. Entries name their attempt (owner = t->id), not their thread, since
  * the client's next attempts run on the same thread meanwhile.
+ *
+ * Lock order: one key latch at a time (struct ncc_row's, taken only inside the nk_*
+ * messages of cc/ncc_key.c, each of which releases it before it returns); no wait while
+ * holding one: a client waits for a response only after the latch is released, and the
+ * wake-ups of released responses are sent after it (unlatch's wait_wake_flush).
  */
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "cc/ncc_key.h"
 #include "cc/txn.h"
-#include "storage/latch.h"
 #include "storage/wait.h"
 
 #ifndef NCC_READ_ONLY
@@ -126,42 +101,6 @@ const char *const cc_alg_counter_names[CC_ALG_COUNTERS] = {
     [NC_DELAYED] = "response_delayed", [NC_RO_ONE] = NCC_READ_ONLY ? "read_only_one_round" : NULL,
 };
 
-#define TS_CID_BITS PRIO_THREAD_BITS
-#define TS_CID_MASK (((uint64_t)1 << TS_CID_BITS) - 1)
-
-enum { E_READ = 1, E_WRITE = 2 };
-
-/* A request's response (and, for a write, its version), in the client's arena. Fields
- * other than `released` are read and written under the key's latch only. */
-struct ncc_entry {
-    struct ncc_entry *next, *prev;
-    struct ncc_entry *ver; /* read: the undecided write whose version it read, or NULL */
-    unsigned char *dst;    /* where the value goes at release (the access's image): reads
-                            * and blind writes (I5); NULL: a read-modify-write's write */
-    struct row *row;
-    uint64_t ts;           /* its transaction's pre-assigned timestamp */
-    uint64_t tw, tr;       /* read: the response; write: its version's (tw, tr) */
-    uint64_t owner;        /* its attempt's id (t->id: unique, also across a failed client's
-                            * abandoned attempt and its next ones) */
-    int thread;            /* its transaction's thread: whom to wake */
-    uint8_t kind;
-    uint8_t linked;        /* in the key's queue */
-    uint8_t read_on;       /* write: a read executed on its version */
-    uint8_t early_abort;   /* released to say: aborted early at re-execution, or (ro) the
-                            * version is newer than the snapshot */
-    uint8_t ro;            /* a read of the read-only protocol: leaves the queue when
-                            * released (no commit message) */
-    _Atomic uint8_t released; /* release store by the releaser; the owner polls (acquire) */
-};
-
-struct ncc_row {
-    _Atomic uint32_t latch;
-    uint32_t pad;
-    uint64_t tw, tr;
-    struct ncc_entry *head, *tail, *newest;
-};
-_Static_assert(sizeof(struct ncc_row) <= CC_META_SIZE, "ncc: CC_META_SIZE too small");
-
 /* Per-thread state (t->cc). */
 struct ncc_thread {
     uint64_t last_clk;
@@ -170,21 +109,6 @@ struct ncc_thread {
     bool rmw_shot;       /* this attempt: the shot of read-modify-write writes is open */
     uint64_t t_ro;       /* this attempt: the read-only snapshot (0: not taken yet) */
 };
-
-static inline struct ncc_row *key_of(struct row *r) { return (struct ncc_row *)(void *)r->cc; }
-
-/* The latch protects the key's fields and the row image. */
-static void latch(struct ncc_row *k)
-{
-    SHW(SHW_ROW); /* the key's latch, queue and timestamps (one per access) */
-    latch_acquire(&k->latch);
-}
-
-static void unlatch(struct ncc_row *k)
-{
-    latch_release(&k->latch);
-    wait_wake_flush(); /* wake-ups of released responses, after the latch */
-}
 
 void cc_init(int nthreads) { (void)nthreads; }
 void cc_fini(void) {}
@@ -203,13 +127,7 @@ void cc_thread_fini(struct txn *t)
     t->cc = NULL;
 }
 
-void cc_row_init(struct row *r)
-{
-    struct ncc_row *k = key_of(r);
-    latch_init(&k->latch);
-    k->tw = k->tr = 0;
-    k->head = k->tail = k->newest = NULL;
-}
+void cc_row_init(struct row *r) { nk_row_init(key_of(r)); }
 
 void cc_begin(struct txn *t, bool retry)
 {
@@ -229,196 +147,6 @@ void cc_begin(struct txn *t, bool retry)
     s->t_ro = 0;
 }
 
-/* ts moved past tr: the write rule of I2. `own`: tr is the writer's own read's, which
- * raised it to ts (its response said so, and the read-modify-write check saw no write
- * since); the write may then keep ts (ours). */
-static inline uint64_t ts_after(uint64_t tr, uint64_t ts, bool own)
-{
-    return ts > tr || (own && ts == tr) ? ts
-                                        : ((tr >> TS_CID_BITS) + 1) << TS_CID_BITS | (ts & TS_CID_MASK);
-}
-
-/* ---- the key's queue (under its latch) ---- */
-
-static void q_append(struct ncc_row *k, struct ncc_entry *e)
-{
-    e->next = NULL;
-    e->prev = k->tail;
-    if (k->tail)
-        k->tail->next = e;
-    else
-        k->head = e;
-    k->tail = e;
-    e->linked = 1;
-}
-
-static void q_unlink(struct ncc_row *k, struct ncc_entry *e)
-{
-    if (e->prev)
-        e->prev->next = e->next;
-    else
-        k->head = e->next;
-    if (e->next)
-        e->next->prev = e->prev;
-    else
-        k->tail = e->prev;
-    e->linked = 0;
-}
-
-/* Owners (attempt ids) of the entries seen so far, for I3: NOBODY none (ids are never 0),
- * SEVERAL more than one. */
-#define NOBODY ((uint64_t)0)
-#define SEVERAL UINT64_MAX
-static inline uint64_t join(uint64_t who, uint64_t owner)
-{
-    return who == NOBODY || who == owner ? owner : SEVERAL;
-}
-
-/* Whether an entry of `kind` and `thread` behind entries whose threads are `all` (writes:
- * `wr`) is released (I3). The mutant lets writes pass earlier reads: timestamp
- * inversion becomes possible (the strict check must see it). */
-static inline bool releasable(uint8_t kind, uint64_t owner, uint64_t all, uint64_t wr)
-{
-#ifdef MUTANT_NCC_NO_RTC
-    (void)kind;
-    (void)all;
-    return wr == NOBODY || wr == owner;
-#else
-    return kind == E_WRITE ? (all == NOBODY || all == owner) : (wr == NOBODY || wr == owner);
-#endif
-}
-
-/* Releases e's response: a read's value goes with it (I5). A read-only read (I6) takes the
- * committed version if it is not newer than its snapshot, and leaves the queue. */
-static void release(struct ncc_entry *e)
-{
-    if (e->ro) {
-        struct ncc_row *k = key_of(e->row);
-        if (k->tw > e->ts) {
-            e->early_abort = 1;
-        } else if (k->tr < e->ts) {
-            k->tr = e->ts;
-        }
-        q_unlink(k, e);
-    }
-    if (e->dst && !e->early_abort)
-        row_copy_relaxed(e->dst, e->row, e->row->table->schema.data_size);
-    int owner = e->thread; /* e may be reused once released (a read-only read's owner
-                            * never comes back to this key) */
-    if (owner != wait_self_id)
-        SHW(SHW_PEER); /* another client's response */
-    /* release: publishes the response (and the copy) to the owner's acquire poll */
-    atomic_store_explicit(&e->released, 1, memory_order_release);
-    wait_wake(owner);
-}
-
-/* Response timing control (Algorithm 5.3, I3): releases every entry that may go. */
-static void rtc(struct ncc_row *k)
-{
-    uint64_t all = NOBODY, wr = NOBODY;
-    for (struct ncc_entry *e = k->head, *next; e && !(all == SEVERAL && wr == SEVERAL); e = next) {
-        next = e->next;
-        if (!atomic_load_explicit(&e->released, memory_order_relaxed) &&
-            releasable(e->kind, e->owner, all, wr)) {
-            bool gone = e->ro; /* a read-only read leaves at its release */
-            release(e);
-            if (gone)
-                continue;
-        }
-        all = join(all, e->owner);
-        if (e->kind == E_WRITE)
-            wr = join(wr, e->owner);
-    }
-}
-
-/* Early abort (I4): true if a request of e's kind would wait and an undecided entry of
- * another transaction (for a read: a write) has a higher t. */
-static bool early_abort(const struct ncc_row *k, const struct ncc_entry *e)
-{
-    uint64_t all = NOBODY, wr = NOBODY;
-    bool higher = false;
-    for (const struct ncc_entry *x = k->head; x; x = x->next) {
-        if (x == e)
-            continue;
-        all = join(all, x->owner);
-        if (x->kind == E_WRITE)
-            wr = join(wr, x->owner);
-        if (x->owner != e->owner && x->ts > e->ts && (e->kind == E_WRITE || x->kind == E_WRITE))
-            higher = true;
-    }
-    return higher && !releasable(e->kind, e->owner, all, wr);
-}
-
-/* Executes a read on version v (an undecided write entry, or NULL: the committed
- * version); a new read takes the newest (I2). */
-static void exec_read(struct ncc_row *k, struct ncc_entry *e, struct ncc_entry *v)
-{
-    uint64_t *tr = v ? &v->tr : &k->tr;
-    if (*tr < e->ts)
-        *tr = e->ts;
-    e->tw = v ? v->tw : k->tw;
-    e->tr = *tr;
-    e->ver = v;
-    if (v)
-        v->read_on = 1;
-}
-
-/* Executes a write: a new undecided version, the newest (I1, I2). rd: the writer's own
- * read of the key (a read-modify-write), or NULL. */
-static void exec_write(struct ncc_row *k, struct ncc_entry *e, const struct ncc_entry *rd)
-{
-    e->tw = e->tr = ts_after(k->newest ? k->newest->tr : k->tr, e->ts, rd && rd->tr == e->ts);
-    k->newest = e;
-}
-
-/* The version a re-executed read of `owner` takes: the newest, unless its own
- * read-modify-write's write is queued (the pair of request_pair): then the one before
- * that write (I1: versions in queue order), which is what the pair's read stands before. */
-static struct ncc_entry *version_before(const struct ncc_row *k, uint64_t owner)
-{
-    struct ncc_entry *v = NULL;
-    for (struct ncc_entry *x = k->head; x; x = x->next)
-        if (x->kind == E_WRITE) {
-            if (x->owner == owner)
-                return v;
-            v = x;
-        }
-    return k->newest;
-}
-
-/* Removes an undecided entry whose transaction aborted (the abort message), or a
- * request that failed: a write's version goes, and the reads of it are re-executed. */
-static void drop_entry(struct ncc_row *k, struct ncc_entry *e)
-{
-    q_unlink(k, e);
-    if (e->kind != E_WRITE)
-        return;
-    if (k->newest == e) { /* the previous write in the queue is newest now (I1) */
-        k->newest = NULL;
-        for (struct ncc_entry *x = k->tail; x; x = x->prev)
-            if (x->kind == E_WRITE) {
-                k->newest = x;
-                break;
-            }
-    }
-    struct ncc_entry *end = k->tail;
-    for (struct ncc_entry *x = k->head, *next; x; x = next) {
-        next = x->next;
-        if (x->kind == E_READ && x->ver == e) { /* re-execute at the tail */
-            q_unlink(k, x);
-            if (early_abort(k, x)) {
-                x->early_abort = 1;
-                release(x);
-            } else {
-                exec_read(k, x, version_before(k, x->owner));
-                q_append(k, x);
-            }
-        }
-        if (x == end)
-            break;
-    }
-}
-
 /* ---- requests ---- */
 
 /* Waits until e's response is released (or the run is over). */
@@ -428,7 +156,7 @@ static enum rc wait_response(struct txn *t, struct ncc_entry *e, struct row *r, 
     struct waiter wt = WAITER(WAIT_WOKEN);
     wait_note(WAIT_RESPONSE, r, -1);
     enum rc rc = RC_OK;
-    /* acquire: pairs with release(); the response and a read's copied value */
+    /* acquire: pairs with release() (cc/ncc_key.c); the response and a read's copied value */
     while (!atomic_load_explicit(&e->released, memory_order_acquire)) {
         if (wait_stopped()) {
             rc = txn_fail(t, AR_STOPPED);
@@ -444,67 +172,23 @@ static enum rc wait_response(struct txn *t, struct ncc_entry *e, struct row *r, 
     return rc;
 }
 
-/* A new entry of t for row r, in t's arena (every field set: no memset on the hot path). */
-static inline struct ncc_entry *entry_new(struct txn *t, uint8_t kind, uint64_t ts,
-                                          struct row *r, unsigned char *dst)
-{
-    struct ncc_entry *e = txn_alloc(t, sizeof(*e));
-    e->next = e->prev = e->ver = NULL;
-    e->dst = dst;
-    e->row = r;
-    e->ts = ts;
-    e->tw = e->tr = 0;
-    e->owner = t->id;
-    e->thread = t->thread_id;
-    e->kind = kind;
-    e->linked = e->read_on = e->early_abort = e->ro = 0;
-    atomic_init(&e->released, 0);
-    return e;
-}
-
-/* Appends e (executed) to k's queue and releases what may go: e alone is released at
- * once, without the queue walk of rtc. */
-static inline void append_and_release(struct ncc_row *k, struct ncc_entry *e)
-{
-    bool alone = !k->head;
-    q_append(k, e);
-    if (alone)
-        release(e);
-    else
-        rtc(k);
-}
-
 /* Sends one request of a's row and waits for its response. */
 static enum rc request(struct txn *t, struct access *a, uint8_t kind, struct ncc_entry **out)
 {
     struct ncc_thread *s = t->cc;
     struct row *r = a->row;
-    struct ncc_row *k = key_of(r);
     struct ncc_entry *e =
         entry_new(t, kind, t->ts, r, kind == E_READ || !a->cc_a ? a->data : NULL);
-    latch(k);
-    if (kind == E_WRITE && a->cc_a) { /* the write of a read-modify-write */
-        const struct ncc_entry *rd = (const struct ncc_entry *)(uintptr_t)a->cc_a;
-        if ((k->newest ? k->newest->tw : k->tw) != rd->tw) { /* a write came between */
-            unlatch(k);
-            return txn_fail(t, AR_VALIDATION);
-        }
-    }
-    if (k->head && early_abort(k, e)) {
-        unlatch(k);
+    /* for a write: the read of its read-modify-write, if any */
+    enum nk_rc kr = nk_request(key_of(r), e, (const struct ncc_entry *)(uintptr_t)a->cc_a);
+    if (kr == NK_MOVED)
+        return txn_fail(t, AR_VALIDATION);
+    if (kr == NK_EARLY) {
         s->early = true;
         return txn_fail(t, AR_EARLY);
     }
-    if (kind == E_WRITE)
-        exec_write(k, e, (const struct ncc_entry *)(uintptr_t)a->cc_a);
-    else
-        exec_read(k, e, k->newest);
-    append_and_release(k, e);
-    /* relaxed: set under this latch, just above */
-    bool now = atomic_load_explicit(&e->released, memory_order_relaxed);
-    unlatch(k);
     *out = e;
-    if (now)
+    if (kr == NK_RELEASED)
         return RC_OK;
     s->delayed = true;
     enum rc rc = wait_response(t, e, r, kind == E_WRITE);
@@ -524,26 +208,16 @@ static enum rc request_pair(struct txn *t, struct access *a, struct ncc_entry **
 {
     struct ncc_thread *s = t->cc;
     struct row *r = a->row;
-    struct ncc_row *k = key_of(r);
     struct ncc_entry *e = entry_new(t, E_READ, t->ts, r, a->data);
     struct ncc_entry *w = entry_new(t, E_WRITE, t->ts, r, NULL);
-    latch(k);
-    if (k->head && early_abort(k, w)) {
-        unlatch(k);
+    enum nk_rc kr = nk_request_pair(key_of(r), e, w);
+    if (kr == NK_EARLY) {
         s->early = true;
         return txn_fail(t, AR_EARLY);
     }
-    exec_read(k, e, k->newest);
-    q_append(k, e);
-    exec_write(k, w, e);
-    q_append(k, w);
-    rtc(k);
-    /* relaxed: set under this latch, by rtc just above */
-    bool now = atomic_load_explicit(&w->released, memory_order_relaxed);
-    unlatch(k);
     *rout = e;
     *wout = w;
-    if (now) /* the read, ahead of it, went too */
+    if (kr == NK_RELEASED) /* the read, ahead of it, went too */
         return RC_OK;
     s->delayed = true;
     enum rc rc = wait_response(t, e, r, false);
@@ -571,51 +245,23 @@ static enum rc request_ro(struct txn *t, struct access *a, struct ncc_entry **ou
         s->t_ro = now << TS_CID_BITS | (uint64_t)t->thread_id;
     }
     struct row *r = a->row;
-    struct ncc_row *k = key_of(r);
-    latch(k);
-    if ((k->newest ? k->newest->tw : k->tw) > s->t_ro) {
-        unlatch(k);
+    struct ncc_entry *e = NULL;
+    enum nk_rc kr = nk_read_ro(t, r, s->t_ro, a->data, &e);
+    if (kr == NK_STALE) {
         txn_net_end_local(t); /* the reply says so; nothing to tell any server */
         return txn_fail(t, AR_READ_ONLY);
     }
-    if (!k->head) { /* nothing undecided: the committed version, at once */
-        if (k->tr < s->t_ro)
-            k->tr = s->t_ro;
-        row_copy_relaxed(a->data, r, r->table->schema.data_size);
-        unlatch(k);
+    if (!e) /* nothing undecided: the committed version, at once */
         return RC_OK;
-    }
-    struct ncc_entry *e = entry_new(t, E_READ, s->t_ro, r, a->data);
-    e->ro = 1;
-    q_append(k, e);
-    rtc(k);
-    /* relaxed: set under this latch, by rtc just above */
-    bool now = atomic_load_explicit(&e->released, memory_order_relaxed);
-    unlatch(k);
     *out = e;
-    if (!now)
+    if (kr == NK_QUEUED)
         s->delayed = true;
-    enum rc rc = now ? RC_OK : wait_response(t, e, r, false);
+    enum rc rc = kr == NK_RELEASED ? RC_OK : wait_response(t, e, r, false);
     if (rc == RC_OK && e->early_abort) {
         txn_net_end_local(t);
         rc = txn_fail(t, AR_READ_ONLY);
     }
     return rc;
-}
-
-/* Takes back the entries of a request that failed inside cc_access (the generic layer
- * then forgets a new access, so cc_abort would not see them). */
-static void drop_if_linked(struct ncc_entry *e)
-{
-    if (!e)
-        return;
-    struct ncc_row *k = key_of(e->row);
-    latch(k);
-    if (e->linked) {
-        drop_entry(k, e);
-        rtc(k);
-    }
-    unlatch(k);
 }
 
 enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
@@ -643,7 +289,7 @@ enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
         a->in_place = 0;
         a->data = txn_alloc(t, r->table->schema.data_size);
         if (request_ro(t, a, &rd) != RC_OK) {
-            drop_if_linked(rd);
+            nk_take_back(rd);
             return RC_ABORT;
         }
         a->type = ACC_READ; /* nothing left in any queue: no commit message for it */
@@ -656,8 +302,8 @@ enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
     }
     if (fresh && !t->acc_blind && type != ACC_READ && txn_rmw_at_server) {
         if (request_pair(t, a, &rd, &wr) != RC_OK) {
-            drop_if_linked(wr);
-            drop_if_linked(rd);
+            nk_take_back(wr);
+            nk_take_back(rd);
             return RC_ABORT;
         }
         a->cc_a = (uintptr_t)rd;
@@ -667,7 +313,7 @@ enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
     }
     if (fresh && !t->acc_blind) {
         if (request(t, a, E_READ, &rd) != RC_OK) {
-            drop_if_linked(rd);
+            nk_take_back(rd);
             return RC_ABORT;
         }
         a->cc_a = (uintptr_t)rd;
@@ -683,9 +329,9 @@ enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
         txn_net_new_shot(t, r);
     }
     if (request(t, a, E_WRITE, &wr) != RC_OK) {
-        drop_if_linked(wr);
+        nk_take_back(wr);
         if (fresh) {
-            drop_if_linked(rd);
+            nk_take_back(rd);
             a->cc_a = 0;
         }
         return RC_ABORT;
@@ -696,27 +342,6 @@ enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
 }
 
 /* ---- commit ---- */
-
-/* Smart retry of one entry at t2 (section 5.4); true if kept. */
-static bool smart_retry_one(struct ncc_entry *e, uint64_t t2)
-{
-    struct ncc_row *k = key_of(e->row);
-    bool kept = true;
-    latch(k);
-    if (e->kind == E_WRITE) {
-        kept = k->newest == e && !e->read_on;
-        if (kept)
-            e->tw = e->tr = t2;
-    } else { /* its version is the committed one (I5); every later one is queued (I1) */
-        for (const struct ncc_entry *x = k->head; x && kept; x = x->next)
-            if (x->kind == E_WRITE && x->owner != e->owner && x->tw <= t2)
-                kept = false;
-        if (kept && k->tr < t2)
-            k->tr = t2;
-    }
-    unlatch(k);
-    return kept;
-}
 
 /* Access a's read and write entries (NULL where it has none); false if it has neither (an
  * insert, or a read of the read-only protocol). */
@@ -768,7 +393,7 @@ enum rc cc_commit(struct txn *t)
         txn_net_round(t); /* the smart-retry round */
         for (uint32_t i = 0; i < t->nacc; i++) {
             struct ncc_entry *e = response_of(&t->acc[i]);
-            if (e && !smart_retry_one(e, sync))
+            if (e && !nk_smart_retry(e, sync))
                 return txn_fail(t, AR_SAFEGUARD);
         }
     }
@@ -790,26 +415,8 @@ enum rc cc_commit(struct txn *t)
     for (uint32_t i = 0; i < t->nacc; i++) {
         struct access *a = &t->acc[i];
         struct ncc_entry *rd, *wr;
-        if (!entries_of(a, &rd, &wr))
-            continue;
-        struct ncc_row *k = key_of(a->row);
-        latch(k);
-        if (wr) { /* the version becomes the committed one (the older ones are decided) */
-            row_install_written(a);
-            k->tw = wr->tw;
-            k->tr = wr->tr;
-            if (k->newest == wr)
-                k->newest = NULL;
-            q_unlink(k, wr);
-            for (struct ncc_entry *x = k->head; x; x = x->next)
-                if (x->ver == wr)
-                    x->ver = NULL;
-        }
-        if (rd && rd->linked)
-            q_unlink(k, rd);
-        if (k->head)
-            rtc(k);
-        unlatch(k);
+        if (entries_of(a, &rd, &wr))
+            nk_commit(a, rd, wr);
     }
     return RC_OK;
 }
@@ -819,16 +426,7 @@ void cc_abort(struct txn *t)
     for (uint32_t i = 0; i < t->nacc; i++) {
         struct access *a = &t->acc[i];
         struct ncc_entry *rd, *wr;
-        if (!entries_of(a, &rd, &wr))
-            continue;
-        struct ncc_row *k = key_of(a->row);
-        latch(k);
-        if (rd && rd->linked) /* first: re-executions of others' reads skip our write */
-            drop_entry(k, rd);
-        if (wr && wr->linked)
-            drop_entry(k, wr);
-        if (k->head)
-            rtc(k);
-        unlatch(k);
+        if (entries_of(a, &rd, &wr))
+            nk_abort(a, rd, wr);
     }
 }

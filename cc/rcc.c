@@ -9,18 +9,8 @@
  *                 columns it wrote
  *   RCC_ISO       RCC_RC, RCC_RR (default), RCC_SER
  *
- * Row state (row->cc, struct rcc_row):
- *   latch    spin latch (0/1); guards head/tail, every linked entry's fields and the
- *            row's data against installs. Held only for short, non-blocking work.
- *   version  seqlock for lock-free plain reads of the committed row: odd while a
- *            committer installs (under the latch).
- *   head..tail  the chain: linked entries of active attempts, in access order.
- * Entry (struct rcc_entry, in its owner's arena): owner attempt id, wound-wait ts, column
- * set, flags (OPEN: the owner may still write its image, successors wait; READ: an SER
- * speculative read; DELETE) and `snap`, the sealed image successors copy from. Others
- * touch an entry only under the row latch while it is linked; the owner unlinks every
- * entry (under the latch) before it publishes `done`, so its arena is unreachable once
- * cc_commit / cc_abort return.
+ * Row state (struct rcc_row, row->cc) and entries (struct rcc_entry, in their owners'
+ * arenas): described above the structs below.
  *
  * Per thread (thr[i], allocated and first touched by thread i in cc_thread_init, freed
  * only by cc_fini; word and done, which others poll, in a cache line of their own):
@@ -119,6 +109,13 @@ enum { PH_RUNNING = 0, PH_COMMITTING = 1, PH_KILLED = 2 };
 enum { KR_CASCADE = 0, KR_REUPDATE = 1, KR_WOUNDED = 2 };
 #define ACC_LINKED 1 /* a->cc_flags: a->cc_a is a linked struct rcc_entry */
 
+/* Entry (struct rcc_entry, in its owner's arena): owner attempt id, wound-wait ts, column
+ * set, flags (OPEN: the owner may still write its image, successors wait; READ: an SER
+ * speculative read; DELETE) and `snap`, the sealed image successors copy from. Others
+ * touch an entry only under the row latch while it is linked; the owner unlinks every
+ * entry (under the latch) before it publishes `done`, so its arena is unreachable once
+ * cc_commit / cc_abort return.
+ */
 struct rcc_entry {
     struct rcc_entry *prev, *next;
     uint64_t owner, ts;
@@ -127,6 +124,13 @@ struct rcc_entry {
     uint32_t flags;
 };
 
+/* Row state (row->cc, struct rcc_row):
+ *   latch    spin latch (0/1); guards head/tail, every linked entry's fields and the
+ *            row's data against installs. Held only for short, non-blocking work.
+ *   version  seqlock for lock-free plain reads of the committed row: odd while a
+ *            committer installs (under the latch).
+ *   head..tail  the chain: linked entries of active attempts, in access order.
+ */
 struct rcc_row {
     _Atomic uint32_t latch;
     _Atomic uint64_t version;

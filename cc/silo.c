@@ -1,18 +1,7 @@
 /* SILO: optimistic concurrency control with epoch-based TIDs (Tu et al., SOSP'13).
  *
- * Row state: one 64-bit TID word in the row's metadata slot.
- *
- *     63            40 39                    1    0
- *    +----------------+-----------------------+------+
- *    |     epoch      |   sequence in epoch   | lock |
- *    +----------------+-----------------------+------+
- *
- *   The word without the lock bit is the TID of the row's current version. It is
- *   written only by the holder of the lock bit (or by the inserter while the row is
- *   still private): a committer sets the lock bit with a CAS, installs its image and
- *   publishes the new TID with one release store that also clears the lock bit; an
- *   aborting committer restores the old TID. TIDs of a row strictly increase, so a TID
- *   names one version (no ABA).
+ * Row state: one 64-bit TID word in the row's metadata slot (struct silo_row, below:
+ * its layout and who writes it).
  *
  * Global state: the epoch number, advanced every SILO_EPOCH_MS by the epoch thread
  * (started in cc_init, stopped in cc_fini) and read by every commit at its serialization
@@ -63,6 +52,20 @@ const struct cc_net_rounds cc_net_rounds = {.prepare = true, .decides_in_commit 
 #define SILO_EPOCH_MS 40
 #define ACC_LOCKED 1          /* a->cc_flags: this attempt holds the row's lock bit */
 
+/* Row state: one 64-bit TID word in the row's metadata slot.
+ *
+ *     63            40 39                    1    0
+ *    +----------------+-----------------------+------+
+ *    |     epoch      |   sequence in epoch   | lock |
+ *    +----------------+-----------------------+------+
+ *
+ *   The word without the lock bit is the TID of the row's current version. It is
+ *   written only by the holder of the lock bit (or by the inserter while the row is
+ *   still private): a committer sets the lock bit with a CAS, installs its image and
+ *   publishes the new TID with one release store that also clears the lock bit; an
+ *   aborting committer restores the old TID. TIDs of a row strictly increase, so a TID
+ *   names one version (no ABA).
+ */
 struct silo_row {
     _Atomic uint64_t tid;
 };

@@ -1,24 +1,8 @@
 /* FPSketch (seed 002): the `sketch` timestamp store of cc/ts_store.h.
  *
- * Two parts:
- *
- *   Active table: a hash table of the keys that running transactions hold, keyed by the
- *   row (rows never move or die while the table lives, so the row's address names the
- *   key). Buckets are cache-line slots with a spin lock in the first; a bucket's other
- *   keys hang off it in overflow slots, which stay linked once made (reused, never
- *   freed before ts_store_fini). A slot holds the key, its holders' count, the bounds it
- *   was unfolded with and the entry (the algorithm's words). When its last holder
- *   leaves, a key keeps its slot, exact, until another key of the bucket needs a free
- *   one; only then does it fold into the sketch (ours: the seed folds a key as soon as
- *   it becomes inactive). Acquired again before that, it takes its exact entry back
- *   without the sketch, which is always allowed (an exact stamp is its own upper bound);
- *   a key the sketch answers for is one that folded (S1). A new key takes an empty slot,
- *   else a released key's not taken back since the last pass, else any released key's
- *   (second chance, as CLOCK), else a new overflow slot.
- *
- *   Sketch: SKETCH_D rows of `width` cells, each cell a pair of maxima (wts, rts). A key
- *   hashes to one cell per row; folding a key raises each of its cells to the key's
- *   stamps; the bound of a key is the minimum over its cells.
+ * Two parts, each described above its struct below: the active table of the keys that
+ * running transactions hold (struct ts_slot), and the sketch that a key nobody holds
+ * folds into when it loses its slot (struct cell).
  *
  * Invariants:
  *   S1 (never under-estimates) For every key, each of its cells holds at least the
@@ -60,10 +44,28 @@
 /* Bytes of the sketch (--sketch-kib; options.c finds the flag's target here, weakly). */
 size_t ts_sketch_bytes = 32 * 1024;
 
+/* Sketch: SKETCH_D rows of `width` cells, each cell a pair of maxima (wts, rts). A key
+ * hashes to one cell per row; folding a key raises each of its cells to the key's
+ * stamps; the bound of a key is the minimum over its cells.
+ */
 struct cell {
     _Atomic uint64_t wts, rts;
 };
 
+/* Active table: a hash table of the keys that running transactions hold, keyed by the
+ * row (rows never move or die while the table lives, so the row's address names the
+ * key). Buckets are cache-line slots with a spin lock in the first; a bucket's other
+ * keys hang off it in overflow slots, which stay linked once made (reused, never
+ * freed before ts_store_fini). A slot holds the key, its holders' count, the bounds it
+ * was unfolded with and the entry (the algorithm's words). When its last holder
+ * leaves, a key keeps its slot, exact, until another key of the bucket needs a free
+ * one; only then does it fold into the sketch (ours: the seed folds a key as soon as
+ * it becomes inactive). Acquired again before that, it takes its exact entry back
+ * without the sketch, which is always allowed (an exact stamp is its own upper bound);
+ * a key the sketch answers for is one that folded (S1). A new key takes an empty slot,
+ * else a released key's not taken back since the last pass, else any released key's
+ * (second chance, as CLOCK), else a new overflow slot.
+ */
 struct ts_slot {
     _Atomic uint32_t lock; /* the bucket's lock (bucket heads only) */
     uint16_t refs;         /* holders (at most one per thread); 0: released or free */

@@ -26,6 +26,14 @@
  * the DL_DETECT edge buffer.
  * Timestamps (WAIT_DIE, WOUND_WAIT): a global counter taken at begin, kept across the
  * retries of a query, so it eventually becomes the oldest and wins.
+ * Lock order: row locks are taken in access order (no global order) and held to the end,
+ * so a transaction waits for a lock while it holds others; the policy keeps that free of
+ * deadlocks (NO_WAIT never waits; WAIT_DIE and WOUND_WAIT wait only one way in timestamp
+ * order, or for a wounded transaction; DL_DETECT finds the cycles). The lock queue latch
+ * (LQ_LATCH in the lock's word, cc/lock_queue.h, cc/lock_queue.c) is held one at a time,
+ * for the lists and counts only; no wait while holding one: lq_enqueue releases it
+ * before lq_wait, and DL_DETECT publishes its edges (cc/waits_for.h: seqlocked, no
+ * latch) after that.
  */
 #include <stdalign.h>
 #include <stdint.h>

@@ -1,0 +1,377 @@
+/* NCC's key (server) side: the key latch, the response queue, response timing control,
+ * the execution of read and write requests on the key's versions, and the release and
+ * decision (commit and abort messages) on the key. The protocol, and which part of it
+ * lives where, is cc/ncc.c's opening essay; the per-key state and its invariants I1-I6
+ * are above struct ncc_row in cc/ncc_key.h; the nk_* functions below are the messages
+ * cc/ncc.c sends (declared there). Each runs in the thread of the client that sends it,
+ * under the key's latch, which it releases before it returns.
+ */
+#include "cc/ncc_key.h"
+#include "storage/latch.h"
+#include "storage/wait.h"
+
+/* The latch protects the key's fields and the row image. */
+static void latch(struct ncc_row *k)
+{
+    SHW(SHW_ROW); /* the key's latch, queue and timestamps (one per access) */
+    latch_acquire(&k->latch);
+}
+
+static void unlatch(struct ncc_row *k)
+{
+    latch_release(&k->latch);
+    wait_wake_flush(); /* wake-ups of released responses, after the latch */
+}
+
+void nk_row_init(struct ncc_row *k)
+{
+    latch_init(&k->latch);
+    k->tw = k->tr = 0;
+    k->head = k->tail = k->newest = NULL;
+}
+
+/* ts moved past tr: the write rule of I2. `own`: tr is the writer's own read's, which
+ * raised it to ts (its response said so, and the read-modify-write check saw no write
+ * since); the write may then keep ts (ours). */
+static inline uint64_t ts_after(uint64_t tr, uint64_t ts, bool own)
+{
+    return ts > tr || (own && ts == tr) ? ts
+                                        : ((tr >> TS_CID_BITS) + 1) << TS_CID_BITS | (ts & TS_CID_MASK);
+}
+
+/* ---- the key's queue (under its latch) ---- */
+
+static void q_append(struct ncc_row *k, struct ncc_entry *e)
+{
+    e->next = NULL;
+    e->prev = k->tail;
+    if (k->tail)
+        k->tail->next = e;
+    else
+        k->head = e;
+    k->tail = e;
+    e->linked = 1;
+}
+
+static void q_unlink(struct ncc_row *k, struct ncc_entry *e)
+{
+    if (e->prev)
+        e->prev->next = e->next;
+    else
+        k->head = e->next;
+    if (e->next)
+        e->next->prev = e->prev;
+    else
+        k->tail = e->prev;
+    e->linked = 0;
+}
+
+/* Owners (attempt ids) of the entries seen so far, for I3: NOBODY none (ids are never 0),
+ * SEVERAL more than one. */
+#define NOBODY ((uint64_t)0)
+#define SEVERAL UINT64_MAX
+static inline uint64_t join(uint64_t who, uint64_t owner)
+{
+    return who == NOBODY || who == owner ? owner : SEVERAL;
+}
+
+/* Whether an entry of `kind` and `thread` behind entries whose threads are `all` (writes:
+ * `wr`) is released (I3). The mutant lets writes pass earlier reads: timestamp
+ * inversion becomes possible (the strict check must see it). */
+static inline bool releasable(uint8_t kind, uint64_t owner, uint64_t all, uint64_t wr)
+{
+#ifdef MUTANT_NCC_NO_RTC
+    (void)kind;
+    (void)all;
+    return wr == NOBODY || wr == owner;
+#else
+    return kind == E_WRITE ? (all == NOBODY || all == owner) : (wr == NOBODY || wr == owner);
+#endif
+}
+
+/* Releases e's response: a read's value goes with it (I5). A read-only read (I6) takes the
+ * committed version if it is not newer than its snapshot, and leaves the queue. */
+static void release(struct ncc_entry *e)
+{
+    if (e->ro) {
+        struct ncc_row *k = key_of(e->row);
+        if (k->tw > e->ts) {
+            e->early_abort = 1;
+        } else if (k->tr < e->ts) {
+            k->tr = e->ts;
+        }
+        q_unlink(k, e);
+    }
+    if (e->dst && !e->early_abort)
+        row_copy_relaxed(e->dst, e->row, e->row->table->schema.data_size);
+    int owner = e->thread; /* e may be reused once released (a read-only read's owner
+                            * never comes back to this key) */
+    if (owner != wait_self_id)
+        SHW(SHW_PEER); /* another client's response */
+    /* release: publishes the response (and the copy) to the owner's acquire poll */
+    atomic_store_explicit(&e->released, 1, memory_order_release);
+    wait_wake(owner);
+}
+
+/* Response timing control (Algorithm 5.3, I3): releases every entry that may go. */
+static void rtc(struct ncc_row *k)
+{
+    uint64_t all = NOBODY, wr = NOBODY;
+    for (struct ncc_entry *e = k->head, *next; e && !(all == SEVERAL && wr == SEVERAL); e = next) {
+        next = e->next;
+        if (!atomic_load_explicit(&e->released, memory_order_relaxed) &&
+            releasable(e->kind, e->owner, all, wr)) {
+            bool gone = e->ro; /* a read-only read leaves at its release */
+            release(e);
+            if (gone)
+                continue;
+        }
+        all = join(all, e->owner);
+        if (e->kind == E_WRITE)
+            wr = join(wr, e->owner);
+    }
+}
+
+/* Early abort (I4): true if a request of e's kind would wait and an undecided entry of
+ * another transaction (for a read: a write) has a higher t. */
+static bool early_abort(const struct ncc_row *k, const struct ncc_entry *e)
+{
+    uint64_t all = NOBODY, wr = NOBODY;
+    bool higher = false;
+    for (const struct ncc_entry *x = k->head; x; x = x->next) {
+        if (x == e)
+            continue;
+        all = join(all, x->owner);
+        if (x->kind == E_WRITE)
+            wr = join(wr, x->owner);
+        if (x->owner != e->owner && x->ts > e->ts && (e->kind == E_WRITE || x->kind == E_WRITE))
+            higher = true;
+    }
+    return higher && !releasable(e->kind, e->owner, all, wr);
+}
+
+/* Executes a read on version v (an undecided write entry, or NULL: the committed
+ * version); a new read takes the newest (I2). */
+static void exec_read(struct ncc_row *k, struct ncc_entry *e, struct ncc_entry *v)
+{
+    uint64_t *tr = v ? &v->tr : &k->tr;
+    if (*tr < e->ts)
+        *tr = e->ts;
+    e->tw = v ? v->tw : k->tw;
+    e->tr = *tr;
+    e->ver = v;
+    if (v)
+        v->read_on = 1;
+}
+
+/* Executes a write: a new undecided version, the newest (I1, I2). rd: the writer's own
+ * read of the key (a read-modify-write), or NULL. */
+static void exec_write(struct ncc_row *k, struct ncc_entry *e, const struct ncc_entry *rd)
+{
+    e->tw = e->tr = ts_after(k->newest ? k->newest->tr : k->tr, e->ts, rd && rd->tr == e->ts);
+    k->newest = e;
+}
+
+/* The version a re-executed read of `owner` takes: the newest, unless its own
+ * read-modify-write's write is queued (the pair of request_pair): then the one before
+ * that write (I1: versions in queue order), which is what the pair's read stands before. */
+static struct ncc_entry *version_before(const struct ncc_row *k, uint64_t owner)
+{
+    struct ncc_entry *v = NULL;
+    for (struct ncc_entry *x = k->head; x; x = x->next)
+        if (x->kind == E_WRITE) {
+            if (x->owner == owner)
+                return v;
+            v = x;
+        }
+    return k->newest;
+}
+
+/* Removes an undecided entry whose transaction aborted (the abort message), or a
+ * request that failed: a write's version goes, and the reads of it are re-executed. */
+static void drop_entry(struct ncc_row *k, struct ncc_entry *e)
+{
+    q_unlink(k, e);
+    if (e->kind != E_WRITE)
+        return;
+    if (k->newest == e) { /* the previous write in the queue is newest now (I1) */
+        k->newest = NULL;
+        for (struct ncc_entry *x = k->tail; x; x = x->prev)
+            if (x->kind == E_WRITE) {
+                k->newest = x;
+                break;
+            }
+    }
+    struct ncc_entry *end = k->tail;
+    for (struct ncc_entry *x = k->head, *next; x; x = next) {
+        next = x->next;
+        if (x->kind == E_READ && x->ver == e) { /* re-execute at the tail */
+            q_unlink(k, x);
+            if (early_abort(k, x)) {
+                x->early_abort = 1;
+                release(x);
+            } else {
+                exec_read(k, x, version_before(k, x->owner));
+                q_append(k, x);
+            }
+        }
+        if (x == end)
+            break;
+    }
+}
+
+/* ---- requests ---- */
+
+/* Appends e (executed) to k's queue and releases what may go: e alone is released at
+ * once, without the queue walk of rtc. */
+static inline void append_and_release(struct ncc_row *k, struct ncc_entry *e)
+{
+    bool alone = !k->head;
+    q_append(k, e);
+    if (alone)
+        release(e);
+    else
+        rtc(k);
+}
+
+enum nk_rc nk_request(struct ncc_row *k, struct ncc_entry *e, const struct ncc_entry *rd)
+{
+    latch(k);
+    if (e->kind == E_WRITE && rd) { /* the write of a read-modify-write */
+        if ((k->newest ? k->newest->tw : k->tw) != rd->tw) { /* a write came between */
+            unlatch(k);
+            return NK_MOVED;
+        }
+    }
+    if (k->head && early_abort(k, e)) {
+        unlatch(k);
+        return NK_EARLY;
+    }
+    if (e->kind == E_WRITE)
+        exec_write(k, e, rd);
+    else
+        exec_read(k, e, k->newest);
+    append_and_release(k, e);
+    /* relaxed: set under this latch, just above */
+    bool now = atomic_load_explicit(&e->released, memory_order_relaxed);
+    unlatch(k);
+    return (enum nk_rc)now;
+}
+
+/* The early-abort test is the write's (section 5.1). */
+enum nk_rc nk_request_pair(struct ncc_row *k, struct ncc_entry *e, struct ncc_entry *w)
+{
+    latch(k);
+    if (k->head && early_abort(k, w)) {
+        unlatch(k);
+        return NK_EARLY;
+    }
+    exec_read(k, e, k->newest);
+    q_append(k, e);
+    exec_write(k, w, e);
+    q_append(k, w);
+    rtc(k);
+    /* relaxed: set under this latch, by rtc just above */
+    bool now = atomic_load_explicit(&w->released, memory_order_relaxed);
+    unlatch(k);
+    return (enum nk_rc)now; /* released: the read, ahead of it, went too */
+}
+
+enum nk_rc nk_read_ro(struct txn *t, struct row *r, uint64_t t_ro, unsigned char *dst,
+                      struct ncc_entry **out)
+{
+    struct ncc_row *k = key_of(r);
+    latch(k);
+    if ((k->newest ? k->newest->tw : k->tw) > t_ro) {
+        unlatch(k);
+        return NK_STALE;
+    }
+    if (!k->head) { /* nothing undecided: the committed version, at once */
+        if (k->tr < t_ro)
+            k->tr = t_ro;
+        row_copy_relaxed(dst, r, r->table->schema.data_size);
+        unlatch(k);
+        return NK_RELEASED;
+    }
+    struct ncc_entry *e = entry_new(t, E_READ, t_ro, r, dst);
+    e->ro = 1;
+    q_append(k, e);
+    rtc(k);
+    /* relaxed: set under this latch, by rtc just above */
+    bool now = atomic_load_explicit(&e->released, memory_order_relaxed);
+    unlatch(k);
+    *out = e;
+    return (enum nk_rc)now;
+}
+
+/* Takes back the entries of a request that failed inside cc_access (the generic layer
+ * then forgets a new access, so cc_abort would not see them). */
+void nk_take_back(struct ncc_entry *e)
+{
+    if (!e)
+        return;
+    struct ncc_row *k = key_of(e->row);
+    latch(k);
+    if (e->linked) {
+        drop_entry(k, e);
+        rtc(k);
+    }
+    unlatch(k);
+}
+
+/* ---- decisions ---- */
+
+bool nk_smart_retry(struct ncc_entry *e, uint64_t t2)
+{
+    struct ncc_row *k = key_of(e->row);
+    bool kept = true;
+    latch(k);
+    if (e->kind == E_WRITE) {
+        kept = k->newest == e && !e->read_on;
+        if (kept)
+            e->tw = e->tr = t2;
+    } else { /* its version is the committed one (I5); every later one is queued (I1) */
+        for (const struct ncc_entry *x = k->head; x && kept; x = x->next)
+            if (x->kind == E_WRITE && x->owner != e->owner && x->tw <= t2)
+                kept = false;
+        if (kept && k->tr < t2)
+            k->tr = t2;
+    }
+    unlatch(k);
+    return kept;
+}
+
+void nk_commit(const struct access *a, struct ncc_entry *rd, struct ncc_entry *wr)
+{
+    struct ncc_row *k = key_of(a->row);
+    latch(k);
+    if (wr) { /* the version becomes the committed one (the older ones are decided) */
+        row_install_written(a);
+        k->tw = wr->tw;
+        k->tr = wr->tr;
+        if (k->newest == wr)
+            k->newest = NULL;
+        q_unlink(k, wr);
+        for (struct ncc_entry *x = k->head; x; x = x->next)
+            if (x->ver == wr)
+                x->ver = NULL;
+    }
+    if (rd && rd->linked)
+        q_unlink(k, rd);
+    if (k->head)
+        rtc(k);
+    unlatch(k);
+}
+
+void nk_abort(const struct access *a, struct ncc_entry *rd, struct ncc_entry *wr)
+{
+    struct ncc_row *k = key_of(a->row);
+    latch(k);
+    if (rd && rd->linked) /* first: re-executions of others' reads skip our write */
+        drop_entry(k, rd);
+    if (wr && wr->linked)
+        drop_entry(k, wr);
+    if (k->head)
+        rtc(k);
+    unlatch(k);
+}
