@@ -6,37 +6,28 @@
  * window are counted, give or take the one transaction each worker has in flight at each
  * edge. The window length is the main thread's time between the two stores.
  *
- * Meanwhile the main thread samples the commits: each worker publishes the number of
- * queries it committed so far (never reset) in a cache line of its own, with relaxed
- * stores, and the main thread sums them every few milliseconds for the progress line and
- * at every --series-interval for the throughput series. The transactions themselves write
- * nothing shared for it.
+ * Meanwhile the main thread samples the commits each worker publishes (its struct
+ * sampler_feed), for the progress line and the throughput series, and watches for stalls:
+ * see benchmarks/sampler.h.
  *
  * Ending: with STOP the main thread also sets wait_stop (storage/wait.h), so every long
  * wait gives up (the attempt aborts with AR_STOPPED) and no query is retried; the main
- * thread then waits for the workers to leave (overrun_s: STOP until the last one left).
- *
- * Watchdog (benchmarks/watchdog.h): from warm-up until the last worker left, the main
- * thread counts as progress the commits and the workers that left; if that count stands
- * still for --stall-timeout seconds it prints what each worker waits for (its wait
- * record, storage/wait.h) and exits with status 3. */
+ * thread then waits for the workers to leave (overrun_s: STOP until the last one left). */
 #include "benchmarks/driver.h"
 #include "benchmarks/recovery.h"
 
 #include <pthread.h>
 #include <sched.h>
-#include <stdalign.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <sys/prctl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "benchmarks/arrivals.h"
 #include "benchmarks/progress.h"
-#include "benchmarks/watchdog.h"
+#include "benchmarks/sampler.h"
 #include "storage/clock.h"
 #include "storage/wait.h"
 #include "storage/mem.h"
@@ -64,16 +55,7 @@ struct worker {
     struct sm_stats sm_prev;
     bool failed; /* this client has failed (once per run) */
     double gen_s;
-    /* set (release) when the worker left its loop; the main thread polls it (acquire) */
-    _Atomic bool exited;
-    struct wait_rec wait; /* this worker's wait record, a cache line of its own */
-    /* queries committed so far, in every phase: written by the worker only, read by the
-     * main thread (relaxed both: a count, nothing is published with it); in a cache line
-     * of its own with idle_beats, as the struct is line-aligned and they come last */
-    alignas(CACHE_LINE) _Atomic uint64_t committed;
-    /* sleeps of this client while idle in open loop (arrivals_wait): progress for the
-     * watchdog; like `committed`, written by the worker only */
-    _Atomic uint64_t idle_beats;
+    struct sampler_feed feed; /* what the main thread samples (sampler.h) */
 };
 
 static _Atomic int phase;
@@ -119,10 +101,6 @@ static void backoff(struct rng *r, unsigned retries, double max_us, bool yield)
     }
 }
 
-/* Runs one query to commit (or to the workload's own rollback), retrying after aborts;
- * false if the run stopped first. Its latency runs from tick `start` (its arrival).
- * Kept out of line so profilers can count exactly the transaction work:
- * valgrind --tool=callgrind --toggle-collect=driver_run_query ... */
 /* The client fails (recovery.h): its attempt t, about to be decided, goes to the backup
  * coordinator; the client goes on with a fresh context. */
 static __attribute__((noinline)) void fail_client(struct worker *wk, struct txn **tp)
@@ -137,6 +115,10 @@ static __attribute__((noinline)) void fail_client(struct worker *wk, struct txn 
     *tp = t;
 }
 
+/* Runs one query to commit (or to the workload's own rollback), retrying after aborts;
+ * false if the run stopped first. Its latency runs from tick `start` (its arrival).
+ * Kept out of line so profilers can count exactly the transaction work:
+ * valgrind --tool=callgrind --toggle-collect=driver_run_query ... */
 __attribute__((noinline)) bool driver_run_query(struct worker *wk, struct txn **tp, const void *q,
                                                  struct rng *brng, uint64_t start)
 {
@@ -176,9 +158,9 @@ __attribute__((noinline)) bool driver_run_query(struct worker *wk, struct txn **
     wk->types[type].commits++;
     if (w->committed)
         w->committed(q);
-    /* relaxed: see struct worker; a plain load, this thread is the only writer */
-    atomic_store_explicit(&wk->committed,
-                          atomic_load_explicit(&wk->committed, memory_order_relaxed) + 1,
+    /* relaxed: see struct sampler_feed; a plain load, this thread is the only writer */
+    atomic_store_explicit(&wk->feed.committed,
+                          atomic_load_explicit(&wk->feed.committed, memory_order_relaxed) + 1,
                           memory_order_relaxed);
     latency_add(&wk->types[type].lat, end > start ? end - start : 0);
     return true;
@@ -191,7 +173,7 @@ static void *worker_main(void *arg)
     const struct workload *w = wk->w;
     topo_pin_self(wk->id); /* before anything it allocates is touched */
     mem_thread_init();
-    wait_register(wk->id, &wk->wait);
+    wait_register(wk->id, &wk->feed.wait);
     /* waiters sleep in short slices (storage/wait.h): keep the kernel's timer slack small */
     prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
     if (sm_on) /* the storage model's sleeps are shorter still */
@@ -237,7 +219,7 @@ static void *worker_main(void *arg)
             arr = arrivals_take(&ar, &arng);
             now = clock_ticks();
             queued = now > arr; /* the client was busy when it arrived */
-            if (!queued && !arrivals_wait(arr, wk->oversub, stopped, &wk->idle_beats)) {
+            if (!queued && !arrivals_wait(arr, wk->oversub, stopped, &wk->feed.idle_beats)) {
                 due += count_due(arr); /* stopped before it arrived: maybe after the window */
                 break;
             }
@@ -281,7 +263,7 @@ static void *worker_main(void *arg)
     wait_note(WAIT_EXITED, NULL, -1);
     /* release: the main thread joins after seeing it (acquire); it reads the worker's
      * results only after the join */
-    atomic_store_explicit(&wk->exited, true, memory_order_release);
+    atomic_store_explicit(&wk->feed.exited, true, memory_order_release);
     shw_take(wk->shw);
     wk->st = wk->st_prev;
     txn_stats_add(&wk->st, txn_stats(t));
@@ -294,112 +276,6 @@ static void *worker_main(void *arg)
     txn_destroy(t);
     mem_free(queries);
     return NULL;
-}
-
-static void sleep_s(double s)
-{
-    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
-    while (nanosleep(&ts, &ts) != 0)
-        ;
-}
-
-/* The main thread's sampling of the workers' commit counts (see the top). */
-struct sampler {
-    const struct worker *wk;
-    int n;
-    struct series *s;
-    struct watchdog wd;
-    double t0;     /* warm-up start */
-    double last_s; /* end of the series' last interval (t0 at first) */
-    uint64_t last; /* commits then */
-};
-
-#define SAMPLER_SLICE_S 0.02 /* the longest sleep between looks at the clock */
-
-static uint64_t commits_now(const struct sampler *sm)
-{
-    uint64_t c = 0;
-    for (int i = 0; i < sm->n; i++) /* relaxed: see struct worker */
-        c += atomic_load_explicit(&sm->wk[i].committed, memory_order_relaxed);
-    return c;
-}
-
-/* The watchdog's progress count: commits, workers that left, and sleeps of idle open-loop
- * clients. */
-static uint64_t progress_now(const struct sampler *sm)
-{
-    uint64_t c = commits_now(sm);
-    for (int i = 0; i < sm->n; i++) { /* acquire: see struct worker */
-        c += atomic_load_explicit(&sm->wk[i].exited, memory_order_acquire);
-        /* relaxed: see struct worker */
-        c += atomic_load_explicit(&sm->wk[i].idle_beats, memory_order_relaxed);
-    }
-    return c;
-}
-
-/* Feeds the watchdog; on a stall, reports and exits with status 3. */
-static void watch(struct sampler *sm, double now)
-{
-    if (!watchdog_stalled(&sm->wd, now, progress_now(sm)))
-        return;
-    const struct wait_rec **recs = mem_alloc((size_t)sm->n * sizeof(*recs));
-    uint64_t *commits = mem_alloc((size_t)sm->n * sizeof(*commits));
-    for (int i = 0; i < sm->n; i++) {
-        recs[i] = &sm->wk[i].wait;
-        /* relaxed: see struct worker */
-        commits[i] = atomic_load_explicit(&sm->wk[i].committed, memory_order_relaxed);
-    }
-    progress_clear();
-    watchdog_report(stderr, &sm->wd, now, sm->n, recs, commits);
-    fflush(stderr);
-    _exit(3); /* the workers still run: no exit handlers, no destructors under them */
-}
-
-/* Ends a series interval at `now`. */
-static void sample(struct sampler *sm, double now)
-{
-    struct series *s = sm->s;
-    uint64_t c = commits_now(sm);
-    if (s->n == s->cap) {
-        s->cap = s->cap ? 2 * s->cap : 64;
-        s->t_s = mem_realloc(s->t_s, s->cap * sizeof(*s->t_s));
-        s->commits_per_s = mem_realloc(s->commits_per_s, s->cap * sizeof(*s->commits_per_s));
-        s->rss_mib = mem_realloc(s->rss_mib, s->cap * sizeof(*s->rss_mib));
-    }
-    s->rss_mib[s->n] = (double)mem_rss_bytes() / (1024.0 * 1024.0);
-    s->t_s[s->n] = now - sm->t0;
-    s->commits_per_s[s->n] = now > sm->last_s ? (double)(c - sm->last) / (now - sm->last_s) : 0;
-    s->n++;
-    sm->last_s = now;
-    sm->last = c;
-}
-
-/* Sleeps through a phase of len seconds that began at `start`, in short slices: ends a
- * series interval at each multiple of the interval after `start` (not one within 1% of
- * an interval of the end: the caller ends the phase's last interval) and shows the
- * progress line. */
-static void timed_phase(struct sampler *sm, const char *name, double start, double len)
-{
-    double iv = sm->s->interval_s, end = start + len;
-    uint64_t k = 1; /* the next interval end is start + k * iv */
-    progress_timed(true, name, 0, len, commits_now(sm));
-    for (;;) {
-        double now = clock_now_s();
-        if (now >= end)
-            return;
-        double next = start + (double)k * iv;
-        if (now >= next) {
-            if (next < end - 0.01 * iv)
-                sample(sm, now);
-            uint64_t kn = (uint64_t)((now - start) / iv) + 1; /* skip what was overslept */
-            k = kn > k ? kn : k + 1;
-            continue;
-        }
-        progress_timed(false, name, now - start, len, commits_now(sm));
-        watch(sm, now);
-        double until = next < end ? next : end;
-        sleep_s(until - now < SAMPLER_SLICE_S ? until - now : SAMPLER_SLICE_S);
-    }
 }
 
 void run_result_free(struct run_result *res)
@@ -444,6 +320,9 @@ void driver_run(const struct workload *w, const struct options *o, struct run_re
     }
     struct worker *wk = mem_alloc_aligned(CACHE_LINE, (size_t)n * sizeof(*wk));
     memset(wk, 0, (size_t)n * sizeof(*wk));
+    const struct sampler_feed **feeds = mem_alloc((size_t)n * sizeof(*feeds));
+    for (int i = 0; i < n; i++)
+        feeds[i] = &wk[i].feed;
     atomic_store(&phase, PH_GENERATE);
     atomic_store(&window_start, 0);
     atomic_store(&window_end, 0);
@@ -475,9 +354,8 @@ void driver_run(const struct workload *w, const struct options *o, struct run_re
     }
     while (atomic_load(&ready) < n) {
         progress_tick();
-        sleep_s(0.001);
+        nanosleep(&(struct timespec){0, 1000000}, NULL); /* polls every millisecond */
     }
-    struct sampler sm = {.wk = wk, .n = n, .s = &res->series};
     res->series.interval_s = o->series_interval_s;
     if (o->fail_commit_at_s > 0)
         recovery_start(o->recovery_timeout_ms, o->verify);
@@ -486,17 +364,17 @@ void driver_run(const struct workload *w, const struct options *o, struct run_re
                   : 0;
     /* release: workers start after seeing the phase change (acquire) */
     atomic_store_explicit(&phase, PH_WARMUP, memory_order_release);
-    sm.t0 = sm.last_s = clock_now_s();
-    watchdog_start(&sm.wd, o->stall_timeout_s, sm.t0, progress_now(&sm));
+    struct sampler sm;
+    sampler_start(&sm, feeds, n, &res->series, o->stall_timeout_s);
     if (o->warmup_s > 0)
-        timed_phase(&sm, "warmup", sm.t0, o->warmup_s);
+        sampler_timed_phase(&sm, "warmup", sm.t0, o->warmup_s);
     atomic_store_explicit(&window_start, clock_ticks(), memory_order_relaxed);
     atomic_store_explicit(&phase, PH_MEASURE, memory_order_release);
     double t0 = clock_now_s();
     if (o->warmup_s > 0)
-        sample(&sm, t0);
+        sampler_sample(&sm, t0);
     res->series.measure_start_s = t0 - sm.t0;
-    timed_phase(&sm, "measure", t0, o->duration_s);
+    sampler_timed_phase(&sm, "measure", t0, o->duration_s);
     atomic_store_explicit(&window_end, clock_ticks(), memory_order_relaxed);
     atomic_store_explicit(&phase, PH_STOP, memory_order_release);
     /* release: pairs with wait_stopped's acquire load (storage/wait.h): a waiter that
@@ -504,15 +382,9 @@ void driver_run(const struct workload *w, const struct options *o, struct run_re
     atomic_store_explicit(&wait_stop, true, memory_order_release);
     double t1 = clock_now_s();
     res->window_s = t1 - t0;
-    sample(&sm, t1);
-    progress_timed(true, "measure", res->window_s, o->duration_s, commits_now(&sm));
-    for (int i = 0; i < n; i++) {
-        /* acquire: see struct worker */
-        while (!atomic_load_explicit(&wk[i].exited, memory_order_acquire)) {
-            watch(&sm, clock_now_s());
-            sleep_s(0.001);
-        }
-    }
+    sampler_sample(&sm, t1);
+    progress_timed(true, "measure", res->window_s, o->duration_s, sampler_commits(&sm));
+    sampler_wait_exits(&sm);
     res->overrun_s = clock_now_s() - t1;
     for (int i = 0; i < n; i++) {
         pthread_join(wk[i].th, NULL);
@@ -540,5 +412,6 @@ void driver_run(const struct workload *w, const struct options *o, struct run_re
         if (o->verify)
             res->hist[i] = wk[i].hist;
     }
+    mem_free(feeds);
     mem_free(wk);
 }

@@ -166,7 +166,19 @@ static double rate(uint64_t aborts, uint64_t commits)
     return aborts + commits ? (double)aborts / (double)(aborts + commits) : 0.0;
 }
 
-static void write_json(FILE *f, const struct report_in *in)
+/* The members of the result object (write_json lists them in order): each *_json below,
+ * like open_loop_json to series_json above, writes its member (or members) and a comma;
+ * check_json, the last, writes no comma. */
+
+/* "variant", "algorithm", "workload", "threads". */
+static void identity_json(FILE *f, const struct report_in *in)
+{
+    fprintf(f, "\"variant\":\"%s\",\"algorithm\":\"%s\",\"workload\":\"%s\",\"threads\":%d,",
+            build_variant, cc_alg_name, in->w->name, in->o->threads);
+}
+
+/* The window's totals: commits, aborts, throughput and the latency of every type merged. */
+static void totals_json(FILE *f, const struct report_in *in)
 {
     const struct run_result *r = in->res;
     const struct txn_stats *st = &r->total;
@@ -174,17 +186,19 @@ static void write_json(FILE *f, const struct report_in *in)
     memset(&all, 0, sizeof(all));
     for (int k = 0; k < in->w->ntypes; k++)
         latency_merge(&all, &r->types[k].lat);
-    char cpu[256];
-    cpu_model(cpu, sizeof(cpu));
-
-    fprintf(f, "{\"variant\":\"%s\",\"algorithm\":\"%s\",\"workload\":\"%s\",\"threads\":%d,",
-            build_variant, cc_alg_name, in->w->name, in->o->threads);
     fprintf(f, "\"duration_s\":%.6f,\"commits\":%llu,\"aborts\":%llu,\"abort_rate\":%.6f,",
             r->window_s, (unsigned long long)st->commits, (unsigned long long)st->aborts,
             rate(st->aborts, st->commits));
     fprintf(f, "\"throughput\":%.1f,\"latency_us\":", (double)st->commits / r->window_s);
     latency_json(f, &all);
-    fputs(",\"per_type\":{", f);
+    fputc(',', f);
+}
+
+/* "per_type":{...}: the totals of each transaction type. */
+static void per_type_json(FILE *f, const struct report_in *in)
+{
+    const struct run_result *r = in->res;
+    fputs("\"per_type\":{", f);
     for (int k = 0; k < in->w->ntypes; k++) {
         const struct type_result *tr = &r->types[k];
         fprintf(f, "%s\"%s\":{\"commits\":%llu,\"aborts\":%llu,\"rollbacks\":%llu,"
@@ -195,24 +209,43 @@ static void write_json(FILE *f, const struct report_in *in)
         latency_json(f, &tr->lat);
         fputc('}', f);
     }
-    fputs("},\"aborts_by_reason\":{", f);
+    fputs("},", f);
+}
+
+/* "aborts_by_reason":{...}. */
+static void aborts_by_reason_json(FILE *f, const struct txn_stats *st)
+{
+    fputs("\"aborts_by_reason\":{", f);
     for (int i = 0; i < AR_COUNT; i++)
         fprintf(f, "%s\"%s\":%llu", i ? "," : "", abort_reason_names[i],
                 (unsigned long long)st->aborts_by[i]);
-    if (cc_alg_counter_names) { /* the algorithm's own counters, per committed transaction */
-        fputs("},\"alg_counters\":{", f);
-        for (int i = 0, n = 0; i < CC_ALG_COUNTERS; i++)
-            if (cc_alg_counter_names[i])
-                fprintf(f, "%s\"%s\":{\"count\":%llu,\"per_commit\":%.6f}", n++ ? "," : "",
-                        cc_alg_counter_names[i], (unsigned long long)st->alg[i],
-                        st->commits ? (double)st->alg[i] / (double)st->commits : 0.0);
-    }
-    /* seconds summed over workers, and each part's share of their total */
+    fputs("},", f);
+}
+
+/* "alg_counters":{...}: the algorithm's own counters, per committed transaction; nothing
+ * where it has none. */
+static void alg_counters_json(FILE *f, const struct txn_stats *st)
+{
+    if (!cc_alg_counter_names)
+        return;
+    fputs("\"alg_counters\":{", f);
+    for (int i = 0, n = 0; i < CC_ALG_COUNTERS; i++)
+        if (cc_alg_counter_names[i])
+            fprintf(f, "%s\"%s\":{\"count\":%llu,\"per_commit\":%.6f}", n++ ? "," : "",
+                    cc_alg_counter_names[i], (unsigned long long)st->alg[i],
+                    st->commits ? (double)st->alg[i] / (double)st->commits : 0.0);
+    fputs("},", f);
+}
+
+/* "time_breakdown":{...}: seconds summed over workers, and each part's share of their
+ * total. */
+static void time_breakdown_json(FILE *f, const struct txn_stats *st)
+{
     uint64_t total = 0;
 #define TB_SUM_(n) total += st->t_##n;
     STATS_TIMES(TB_SUM_)
 #undef TB_SUM_
-    fprintf(f, "},\"time_breakdown\":{\"stats_enabled\":%s", STATS_ENABLED ? "true" : "false");
+    fprintf(f, "\"time_breakdown\":{\"stats_enabled\":%s", STATS_ENABLED ? "true" : "false");
 #define TB_JSON_(n)                                                                          \
     fprintf(f, ",\"" #n "_s\":%.6f,\"" #n "_frac\":%.4f", clock_ticks_to_s(st->t_##n),      \
             total ? (double)st->t_##n / (double)total : 0.0);
@@ -224,36 +257,59 @@ static void write_json(FILE *f, const struct report_in *in)
     uint64_t other_wait = st->t_wait - st->t_ww_wait;
     fprintf(f, ",\"other_wait_s\":%.6f,\"other_wait_frac\":%.4f", clock_ticks_to_s(other_wait),
             total ? (double)other_wait / (double)total : 0.0);
-    fprintf(f, "},\"reads\":%llu,\"writes\":%llu,", (unsigned long long)st->reads,
+    fputs("},", f);
+}
+
+/* "reads", "writes", "updates", "reupdates", "reupdate_rate", "rows_reused". */
+static void access_counts_json(FILE *f, const struct txn_stats *st)
+{
+    fprintf(f, "\"reads\":%llu,\"writes\":%llu,", (unsigned long long)st->reads,
             (unsigned long long)st->writes);
     fprintf(f, "\"updates\":%llu,\"reupdates\":%llu,\"reupdate_rate\":%.6f,",
             (unsigned long long)st->updates, (unsigned long long)st->reupdates,
             st->updates ? (double)st->reupdates / (double)st->updates : 0.0);
     fprintf(f, "\"rows_reused\":%llu,", (unsigned long long)st->rows_reused);
+}
+
+/* "deadlock_search":{...}. */
+static void deadlock_search_json(FILE *f, const struct txn_stats *st)
+{
     fprintf(f, "\"deadlock_search\":{\"searches\":%llu,\"edges_per_search\":%.2f,"
                "\"truncated\":%llu},",
             (unsigned long long)st->deadlock_searches,
             st->deadlock_searches ? (double)st->deadlock_edges / (double)st->deadlock_searches
                                   : 0.0,
             (unsigned long long)st->deadlock_truncated);
-    if (SHW_ENABLED) { /* storage/shared_writes.h: per committed transaction */
-        fputs("\"shared_writes_per_commit\":{", f);
-        for (int k = 0; k < SHW_NKINDS; k++)
-            fprintf(f, "%s\"%s\":%.3f", k ? "," : "", shw_names[k],
-                    st->commits ? (double)r->shared_writes[k] / (double)st->commits : 0.0);
-        fputs("},", f);
-    }
+}
+
+/* "shared_writes_per_commit":{...} (storage/shared_writes.h); nothing unless a
+ * COUNT_SHARED_WRITES build. */
+static void shared_writes_json(FILE *f, const struct run_result *r)
+{
+    if (!SHW_ENABLED)
+        return;
+    fputs("\"shared_writes_per_commit\":{", f);
+    for (int k = 0; k < SHW_NKINDS; k++)
+        fprintf(f, "%s\"%s\":%.3f", k ? "," : "", shw_names[k],
+                r->total.commits ? (double)r->shared_writes[k] / (double)r->total.commits
+                                 : 0.0);
+    fputs("},", f);
+}
+
+/* "cc_state": the algorithm's own report (cc_report_json), or null. */
+static void cc_state_json(FILE *f)
+{
     fputs("\"cc_state\":", f);
     if (cc_report_json)
         cc_report_json(f);
     else
         fputs("null", f);
     fputc(',', f);
-    open_loop_json(f, in);
-    network_json(f, in);
-    storage_json(f, in);
-    recovery_json(f, in);
-    series_json(f, &r->series);
+}
+
+/* "config":{"compile":{...},"run":{...}}: the compile-time settings and the options. */
+static void config_json(FILE *f, const struct report_in *in)
+{
     fprintf(f, "\"config\":{\"compile\":{\"variant\":\"%s\",\"algorithm\":\"%s\","
                "\"variant_flags\":\"%s\",\"cc_meta_size\":%d,\"max_threads\":%d,"
                "\"index\":\"%s\",\"stats\":%d,\"arena_chunk_bytes\":%d,\"wait_spin_ns\":%d,"
@@ -263,42 +319,108 @@ static void write_json(FILE *f, const struct report_in *in)
             idx_hash_kind(), STATS_ENABLED, ARENA_CHUNK_BYTES, WAIT_SPIN_NS, WAIT_PARK_SPIN_NS,
             WAIT_PARK_NS, WAIT_SLEEP_NS);
     options_json(in->o, f);
-    fputs("}},\"data\":{", f);
+    fputs("}},", f);
+}
+
+/* "data":{...}: the workload's own members (struct workload's json). */
+static void data_json(FILE *f, const struct report_in *in)
+{
+    fputs("\"data\":{", f);
     if (in->w->json)
         in->w->json(in->o, f);
-    fputs("},\"machine\":{\"cpu_model\":", f);
+    fputs("},", f);
+}
+
+/* "machine":{...}: CPU model, cores, NUMA nodes, clock rate. */
+static void machine_json(FILE *f, const struct run_result *r)
+{
+    char cpu[256];
+    cpu_model(cpu, sizeof(cpu));
+    fputs("\"machine\":{\"cpu_model\":", f);
     json_string(f, cpu);
     fprintf(f, ",\"cores\":%ld,\"cpus_allowed\":%d,\"physical_cores_allowed\":%d,"
-               "\"numa_nodes\":%d,\"tsc_hz\":%.0f},\"pin_plan\":",
+               "\"numa_nodes\":%d,\"tsc_hz\":%.0f},",
             sysconf(_SC_NPROCESSORS_ONLN), r->ncpus, topo_ncores(), mem_numa_nodes(),
             clock_ticks_per_s);
+}
+
+/* "pin_plan":[...]: where each thread ran (storage/topology.h). */
+static void pin_plan_json(FILE *f)
+{
+    fputs("\"pin_plan\":", f);
     topo_plan_json(f);
     fputc(',', f);
-    fprintf(f,
-            "\"oversubscribed\":%s,\"load_s\":%.3f,\"gen_s\":%.3f,\"overrun_s\":%.3f,"
-            "\"git_rev\":\"%s\",",
-            r->oversubscribed ? "true" : "false", in->load_s, r->gen_s, r->overrun_s,
-            build_git_rev);
-    if (in->verified) {
-        const struct hist_result *h = &in->hres;
-        fprintf(f, "\"verify\":{\"level\":\"%s\",\"ok\":%s,\"txns\":%zu,\"reads\":%zu,\"writes\":%zu,"
-                   "\"edges\":%zu,\"dirty_reads\":%zu,\"intermediate\":%zu,\"lost_updates\":%zu,"
-                   "\"lost_after_read\":%zu,\"stale_own\":%zu,\"cycles\":%zu,\"strict\":%s,"
-                   "\"check_s\":%.3f},",
-                alg_strict()          ? "strict_serializable"
-                : cc_alg_serializable ? "serializable"
-                                      : "read_committed",
-                h->ok ? "true" : "false",
-                h->txns, h->reads, h->writes, h->edges, h->dirty_reads, h->intermediate,
-                h->lost_updates, h->lost_rmw, h->stale_own, h->cycles,
-                h->strict < 0 ? "null" : h->strict ? "true" : "false", in->verify_s);
-    } else {
+}
+
+/* "oversubscribed", and the seconds outside the window: "load_s", "gen_s", "overrun_s". */
+static void phases_json(FILE *f, const struct report_in *in)
+{
+    const struct run_result *r = in->res;
+    fprintf(f, "\"oversubscribed\":%s,\"load_s\":%.3f,\"gen_s\":%.3f,\"overrun_s\":%.3f,",
+            r->oversubscribed ? "true" : "false", in->load_s, r->gen_s, r->overrun_s);
+}
+
+/* "git_rev". */
+static void git_rev_json(FILE *f) { fprintf(f, "\"git_rev\":\"%s\",", build_git_rev); }
+
+/* "verify":{...}: the history check's findings (--verify, cc/history.h), or null. */
+static void verify_json(FILE *f, const struct report_in *in)
+{
+    if (!in->verified) {
         fputs("\"verify\":null,", f);
+        return;
     }
+    const struct hist_result *h = &in->hres;
+    fprintf(f, "\"verify\":{\"level\":\"%s\",\"ok\":%s,\"txns\":%zu,\"reads\":%zu,\"writes\":%zu,"
+               "\"edges\":%zu,\"dirty_reads\":%zu,\"intermediate\":%zu,\"lost_updates\":%zu,"
+               "\"lost_after_read\":%zu,\"stale_own\":%zu,\"cycles\":%zu,\"strict\":%s,"
+               "\"check_s\":%.3f},",
+            alg_strict()          ? "strict_serializable"
+            : cc_alg_serializable ? "serializable"
+                                  : "read_committed",
+            h->ok ? "true" : "false",
+            h->txns, h->reads, h->writes, h->edges, h->dirty_reads, h->intermediate,
+            h->lost_updates, h->lost_rmw, h->stale_own, h->cycles,
+            h->strict < 0 ? "null" : h->strict ? "true" : "false", in->verify_s);
+}
+
+/* "check":{"ok":...}: the workload's consistency check (--check), or null; no comma, the
+ * last member. */
+static void check_json(FILE *f, const struct report_in *in)
+{
     if (in->checked)
         fprintf(f, "\"check\":{\"ok\":%s}", in->check_ok ? "true" : "false");
     else
         fputs("\"check\":null", f);
+}
+
+static void write_json(FILE *f, const struct report_in *in)
+{
+    const struct run_result *r = in->res;
+    fputc('{', f);
+    identity_json(f, in);
+    totals_json(f, in);
+    per_type_json(f, in);
+    aborts_by_reason_json(f, &r->total);
+    alg_counters_json(f, &r->total);
+    time_breakdown_json(f, &r->total);
+    access_counts_json(f, &r->total);
+    deadlock_search_json(f, &r->total);
+    shared_writes_json(f, r);
+    cc_state_json(f);
+    open_loop_json(f, in);
+    network_json(f, in);
+    storage_json(f, in);
+    recovery_json(f, in);
+    series_json(f, &r->series);
+    config_json(f, in);
+    data_json(f, in);
+    machine_json(f, r);
+    pin_plan_json(f);
+    phases_json(f, in);
+    git_rev_json(f);
+    verify_json(f, in);
+    check_json(f, in);
     fputs("}\n", f);
 }
 

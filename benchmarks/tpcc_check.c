@@ -88,156 +88,296 @@ static int32_t range_bound(enum tpcc_range k, int32_t w, int32_t d, int32_t c)
     return b;
 }
 
-bool tpcc_check(const struct options *o, FILE *out)
-{
-    (void)o;
-    int W = tpcc.warehouses;
-    struct viol v = {out, 0};
-    int64_t *w_ytd = calloc((size_t)W, sizeof(int64_t)), *w_dsum = calloc((size_t)W, 8),
-            *w_hsum = calloc((size_t)W, 8);
-    struct dist_acc *ds = calloc((size_t)W * TPCC_DISTRICTS, sizeof(*ds));
-    struct cust_acc *cs = calloc((size_t)W * TPCC_DISTRICTS * TPCC_CUSTOMERS, sizeof(*cs));
-    for (size_t i = 0; i < (size_t)W * TPCC_DISTRICTS; i++)
-        ds[i].min_no = INT32_MAX;
-    int64_t sum_w_ytd = 0, sum_c_ytd = 0;
+/* The sums and bounds the conditions compare, gathered in one pass over the tables. */
+struct tally {
+    int W;
+    int64_t *w_ytd, *w_dsum, *w_hsum; /* per warehouse: W_YTD, sum(D_YTD), sum(H_AMOUNT) */
+    struct dist_acc *ds;
+    struct cust_acc *cs;
+    int64_t sum_w_ytd, sum_c_ytd;
+};
 
+static void tally_alloc(struct tally *t, int W)
+{
+    t->W = W;
+    t->w_ytd = calloc((size_t)W, sizeof(*t->w_ytd));
+    t->w_dsum = calloc((size_t)W, sizeof(*t->w_dsum));
+    t->w_hsum = calloc((size_t)W, sizeof(*t->w_hsum));
+    t->ds = calloc((size_t)W * TPCC_DISTRICTS, sizeof(*t->ds));
+    t->cs = calloc((size_t)W * TPCC_DISTRICTS * TPCC_CUSTOMERS, sizeof(*t->cs));
+    for (size_t i = 0; i < (size_t)W * TPCC_DISTRICTS; i++)
+        t->ds[i].min_no = INT32_MAX;
+    t->sum_w_ytd = t->sum_c_ytd = 0;
+}
+
+static void tally_free(struct tally *t)
+{
+    free(t->cs);
+    free(t->ds);
+    free(t->w_hsum);
+    free(t->w_dsum);
+    free(t->w_ytd);
+}
+
+/* W_YTD per warehouse, and their sum. */
+static void tally_warehouses(struct tally *t)
+{
     FOR_LIVE(T_WAREHOUSE, r) {
-        w_ytd[G32(T_WAREHOUSE, r, W_ID) - 1] = G64(T_WAREHOUSE, r, W_YTD);
-        sum_w_ytd += G64(T_WAREHOUSE, r, W_YTD);
+        t->w_ytd[G32(T_WAREHOUSE, r, W_ID) - 1] = G64(T_WAREHOUSE, r, W_YTD);
+        t->sum_w_ytd += G64(T_WAREHOUSE, r, W_YTD);
     }
+}
+
+/* D_YTD and D_NEXT_O_ID per district, sum(D_YTD) per warehouse. */
+static void tally_districts(struct tally *t)
+{
     FOR_LIVE(T_DISTRICT, r) {
         int32_t w = G32(T_DISTRICT, r, D_W_ID);
-        struct dist_acc *d = &ds[di(w, G32(T_DISTRICT, r, D_ID))];
+        struct dist_acc *d = &t->ds[di(w, G32(T_DISTRICT, r, D_ID))];
         d->d_ytd = G64(T_DISTRICT, r, D_YTD);
         d->next_o_id = G32(T_DISTRICT, r, D_NEXT_O_ID);
-        w_dsum[w - 1] += d->d_ytd;
+        t->w_dsum[w - 1] += d->d_ytd;
     }
+}
+
+/* C_BALANCE and C_YTD_PAYMENT per customer, and the sum of the latter. */
+static void tally_customers(struct tally *t)
+{
     FOR_LIVE(T_CUSTOMER, r) {
-        struct cust_acc *c = &cs[ci(G32(T_CUSTOMER, r, C_W_ID), G32(T_CUSTOMER, r, C_D_ID),
-                                    G32(T_CUSTOMER, r, C_ID))];
+        struct cust_acc *c = &t->cs[ci(G32(T_CUSTOMER, r, C_W_ID), G32(T_CUSTOMER, r, C_D_ID),
+                                       G32(T_CUSTOMER, r, C_ID))];
         c->balance = G64(T_CUSTOMER, r, C_BALANCE);
         c->ytd = G64(T_CUSTOMER, r, C_YTD_PAYMENT);
-        sum_c_ytd += c->ytd;
+        t->sum_c_ytd += c->ytd;
     }
+}
+
+/* sum(H_AMOUNT) per warehouse, district and customer. */
+static void tally_history(struct tally *t)
+{
     FOR_LIVE(T_HISTORY, r) {
         int64_t a = G64(T_HISTORY, r, H_AMOUNT);
         int32_t w = G32(T_HISTORY, r, H_W_ID);
-        w_hsum[w - 1] += a;
-        ds[di(w, G32(T_HISTORY, r, H_D_ID))].h_sum += a;
-        cs[ci(G32(T_HISTORY, r, H_C_W_ID), G32(T_HISTORY, r, H_C_D_ID),
-              G32(T_HISTORY, r, H_C_ID))].h_sum += a;
+        t->w_hsum[w - 1] += a;
+        t->ds[di(w, G32(T_HISTORY, r, H_D_ID))].h_sum += a;
+        t->cs[ci(G32(T_HISTORY, r, H_C_W_ID), G32(T_HISTORY, r, H_C_D_ID),
+                 G32(T_HISTORY, r, H_C_ID))].h_sum += a;
     }
+}
+
+/* Conditions 12 (its key) and 5 (a NEW-ORDER row iff undelivered) of each ORDER; tallies
+ * max(O_ID) and sum(O_OL_CNT) per district, max(O_ID) per customer. */
+static void check_orders(struct tally *t, struct viol *v)
+{
     FOR_LIVE(T_ORDER, r) {
         int32_t w = G32(T_ORDER, r, O_W_ID), dd = G32(T_ORDER, r, O_D_ID), id = G32(T_ORDER, r, O_ID);
-        struct dist_acc *d = &ds[di(w, dd)];
+        struct dist_acc *d = &t->ds[di(w, dd)];
         if (r->key != tpcc_okey((uint32_t)w, (uint32_t)dd, (uint32_t)id))
-            viol(&v, "12: order (%d, %d, %d) is not under its key", w, dd, id);
+            viol(v, "12: order (%d, %d, %d) is not under its key", w, dd, id);
         if (id > d->max_o)
             d->max_o = id;
         d->sum_ol_cnt += G32(T_ORDER, r, O_OL_CNT);
         bool undelivered = G32(T_ORDER, r, O_CARRIER_ID) == 0;
         if (undelivered != (live_get(T_NEW_ORDER, r->key) != NULL))
-            viol(&v, "5: order (%d, %d, %d) %s but %s a NEW-ORDER row", w, dd, id,
+            viol(v, "5: order (%d, %d, %d) %s but %s a NEW-ORDER row", w, dd, id,
                  undelivered ? "is undelivered" : "is delivered",
                  undelivered ? "has no" : "has");
-        struct cust_acc *oc = &cs[ci(w, dd, G32(T_ORDER, r, O_C_ID))];
+        struct cust_acc *oc = &t->cs[ci(w, dd, G32(T_ORDER, r, O_C_ID))];
         oc->max_o = id > oc->max_o ? id : oc->max_o;
     }
+}
+
+/* Conditions 12 (its key) and 5 (its ORDER) of each NEW-ORDER row; tallies their number,
+ * min(NO_O_ID) and max(NO_O_ID) per district. */
+static void check_new_orders(struct tally *t, struct viol *v)
+{
     FOR_LIVE(T_NEW_ORDER, r) {
         int32_t w = G32(T_NEW_ORDER, r, NO_W_ID), dd = G32(T_NEW_ORDER, r, NO_D_ID);
         int32_t id = G32(T_NEW_ORDER, r, NO_O_ID);
-        struct dist_acc *d = &ds[di(w, dd)];
+        struct dist_acc *d = &t->ds[di(w, dd)];
         d->n_no++;
         if (r->key != tpcc_okey((uint32_t)w, (uint32_t)dd, (uint32_t)id))
-            viol(&v, "12: NEW-ORDER (%d, %d, %d) is not under its key", w, dd, id);
+            viol(v, "12: NEW-ORDER (%d, %d, %d) is not under its key", w, dd, id);
         if (id > d->max_no)
             d->max_no = id;
         if (id < d->min_no)
             d->min_no = id;
         if (!live_get(T_ORDER, r->key))
-            viol(&v, "5: NEW-ORDER (%d, %d, %d) has no ORDER", w, dd, id);
+            viol(v, "5: NEW-ORDER (%d, %d, %d) has no ORDER", w, dd, id);
     }
-    FOR_LIVE(T_ORDER_LINE, r) {
-        int32_t w = G32(T_ORDER_LINE, r, OL_W_ID), dd = G32(T_ORDER_LINE, r, OL_D_ID);
-        int32_t id = G32(T_ORDER_LINE, r, OL_O_ID);
-        int32_t ol = G32(T_ORDER_LINE, r, OL_NUMBER);
-        ds[di(w, dd)].n_ol++;
-        struct row *ord = live_get(T_ORDER, tpcc_okey((uint32_t)w, (uint32_t)dd, (uint32_t)id));
-        if (!ord) {
-            viol(&v, "6: ORDER-LINE (%d, %d, %d, %d) has no ORDER", w, dd, id, ol);
-            continue;
-        }
-        if (r->key != tpcc_olkey((uint32_t)w, (uint32_t)dd, (uint32_t)id, (uint32_t)ol) ||
-            ol < 1 || ol > G32(T_ORDER, ord, O_OL_CNT))
-            viol(&v, "12: ORDER-LINE (%d, %d, %d, %d) is not under its key or beyond "
-                     "O_OL_CNT", w, dd, id, ol);
-        bool delivered = G32(T_ORDER, ord, O_CARRIER_ID) != 0;
-        if (delivered != (G64(T_ORDER_LINE, r, OL_DELIVERY_D) != 0))
-            viol(&v, "7: order (%d, %d, %d): O_CARRIER_ID %s but line %d's OL_DELIVERY_D %s",
-                 w, dd, id, delivered ? "set" : "null", G32(T_ORDER_LINE, r, OL_NUMBER),
-                 delivered ? "null" : "set");
-        if (delivered)
-            cs[ci(w, dd, G32(T_ORDER, ord, O_C_ID))].delivered += G64(T_ORDER_LINE, r, OL_AMOUNT);
-    }
+}
 
-    for (int w = 1; w <= W; w++) {
-        if (w_ytd[w - 1] != w_dsum[w - 1])
-            viol(&v, "1: warehouse %d: W_YTD %lld != sum(D_YTD) %lld", w,
-                 (long long)w_ytd[w - 1], (long long)w_dsum[w - 1]);
-        if (w_ytd[w - 1] != w_hsum[w - 1])
-            viol(&v, "8: warehouse %d: W_YTD %lld != sum(H_AMOUNT) %lld", w,
-                 (long long)w_ytd[w - 1], (long long)w_hsum[w - 1]);
-        for (int dd = 1; dd <= TPCC_DISTRICTS; dd++) {
-            const struct dist_acc *d = &ds[di(w, dd)];
-            if (d->next_o_id - 1 != d->max_o || (d->n_no && d->max_no != d->max_o))
-                viol(&v, "2: district (%d, %d): D_NEXT_O_ID - 1 = %d, max(O_ID) = %d, "
-                         "max(NO_O_ID) = %d", w, dd, d->next_o_id - 1, d->max_o,
-                     d->n_no ? d->max_no : -1);
-            if (d->n_no && d->max_no - d->min_no + 1 != d->n_no)
-                viol(&v, "3: district (%d, %d): NO_O_ID from %d to %d but %lld NEW-ORDER rows",
-                     w, dd, d->min_no, d->max_no, (long long)d->n_no);
-            if (d->sum_ol_cnt != d->n_ol)
-                viol(&v, "4: district (%d, %d): sum(O_OL_CNT) %lld != %lld ORDER-LINE rows", w,
-                     dd, (long long)d->sum_ol_cnt, (long long)d->n_ol);
-            if (d->d_ytd != d->h_sum)
-                viol(&v, "8: district (%d, %d): D_YTD %lld != sum(H_AMOUNT) %lld", w, dd,
-                     (long long)d->d_ytd, (long long)d->h_sum);
-            int32_t head = range_bound(RG_NEW_ORDER_HEAD, w, dd, 0);
-            if (head != (d->n_no ? d->min_no : d->next_o_id))
-                viol(&v, "13: district (%d, %d): NEW-ORDER range head %d, min(NO_O_ID) %d",
-                     w, dd, head, d->n_no ? d->min_no : -1);
-            if (range_bound(RG_ORDER_TAIL, w, dd, 0) != d->next_o_id)
-                viol(&v, "13: district (%d, %d): order range tail %d != D_NEXT_O_ID %d", w, dd,
-                     range_bound(RG_ORDER_TAIL, w, dd, 0), d->next_o_id);
-            for (int c = 1; c <= TPCC_CUSTOMERS; c++) {
-                const struct cust_acc *x = &cs[ci(w, dd, c)];
-                if (range_bound(RG_CUST_ORDERS, w, dd, c) != x->max_o + 1)
-                    viol(&v, "13: customer (%d, %d, %d): order range bound %d, max(O_ID) %d", w,
-                         dd, c, range_bound(RG_CUST_ORDERS, w, dd, c), x->max_o);
-                if (x->balance != x->delivered - x->h_sum)
-                    viol(&v, "10: customer (%d, %d, %d): C_BALANCE %lld != delivered %lld - "
-                             "paid %lld", w, dd, c, (long long)x->balance,
-                         (long long)x->delivered, (long long)x->h_sum);
-                if (x->balance + x->ytd != x->delivered)
-                    viol(&v, "11: customer (%d, %d, %d): C_BALANCE + C_YTD_PAYMENT %lld != "
-                             "delivered %lld", w, dd, c, (long long)(x->balance + x->ytd),
-                         (long long)x->delivered);
-            }
-        }
+/* Conditions 6 (its ORDER), 12 (its key, within O_OL_CNT) and 7 (delivered with its
+ * order) of ORDER-LINE row r; tallies the district's lines and the customer's delivered
+ * amount. */
+static void check_order_line(struct tally *t, struct viol *v, const struct row *r)
+{
+    int32_t w = G32(T_ORDER_LINE, r, OL_W_ID), dd = G32(T_ORDER_LINE, r, OL_D_ID);
+    int32_t id = G32(T_ORDER_LINE, r, OL_O_ID);
+    int32_t ol = G32(T_ORDER_LINE, r, OL_NUMBER);
+    t->ds[di(w, dd)].n_ol++;
+    struct row *ord = live_get(T_ORDER, tpcc_okey((uint32_t)w, (uint32_t)dd, (uint32_t)id));
+    if (!ord) {
+        viol(v, "6: ORDER-LINE (%d, %d, %d, %d) has no ORDER", w, dd, id, ol);
+        return;
     }
-    if (sum_w_ytd != sum_c_ytd)
-        viol(&v, "9: sum(W_YTD) %lld != sum(C_YTD_PAYMENT) %lld", (long long)sum_w_ytd,
-             (long long)sum_c_ytd);
-    if (idx_ordered_size(tpcc.cust_by_name) != (size_t)W * TPCC_DISTRICTS * TPCC_CUSTOMERS)
-        viol(&v, "12: the customer-by-name index holds %zu keys",
+    if (r->key != tpcc_olkey((uint32_t)w, (uint32_t)dd, (uint32_t)id, (uint32_t)ol) ||
+        ol < 1 || ol > G32(T_ORDER, ord, O_OL_CNT))
+        viol(v, "12: ORDER-LINE (%d, %d, %d, %d) is not under its key or beyond "
+                "O_OL_CNT", w, dd, id, ol);
+    bool delivered = G32(T_ORDER, ord, O_CARRIER_ID) != 0;
+    if (delivered != (G64(T_ORDER_LINE, r, OL_DELIVERY_D) != 0))
+        viol(v, "7: order (%d, %d, %d): O_CARRIER_ID %s but line %d's OL_DELIVERY_D %s",
+             w, dd, id, delivered ? "set" : "null", G32(T_ORDER_LINE, r, OL_NUMBER),
+             delivered ? "null" : "set");
+    if (delivered)
+        t->cs[ci(w, dd, G32(T_ORDER, ord, O_C_ID))].delivered += G64(T_ORDER_LINE, r, OL_AMOUNT);
+}
+
+static void check_order_lines(struct tally *t, struct viol *v)
+{
+    FOR_LIVE(T_ORDER_LINE, r) check_order_line(t, v, r);
+}
+
+/* 1: W_YTD = sum(D_YTD). */
+static void check_ytd(const struct tally *t, struct viol *v, int w)
+{
+    if (t->w_ytd[w - 1] != t->w_dsum[w - 1])
+        viol(v, "1: warehouse %d: W_YTD %lld != sum(D_YTD) %lld", w,
+             (long long)t->w_ytd[w - 1], (long long)t->w_dsum[w - 1]);
+}
+
+/* 8, a warehouse's part: W_YTD = sum(H_AMOUNT). */
+static void check_warehouse_history(const struct tally *t, struct viol *v, int w)
+{
+    if (t->w_ytd[w - 1] != t->w_hsum[w - 1])
+        viol(v, "8: warehouse %d: W_YTD %lld != sum(H_AMOUNT) %lld", w,
+             (long long)t->w_ytd[w - 1], (long long)t->w_hsum[w - 1]);
+}
+
+/* 2: D_NEXT_O_ID - 1 = max(O_ID) = max(NO_O_ID). */
+static void check_next_order_id(struct viol *v, int w, int dd, const struct dist_acc *d)
+{
+    if (d->next_o_id - 1 != d->max_o || (d->n_no && d->max_no != d->max_o))
+        viol(v, "2: district (%d, %d): D_NEXT_O_ID - 1 = %d, max(O_ID) = %d, "
+                "max(NO_O_ID) = %d", w, dd, d->next_o_id - 1, d->max_o,
+             d->n_no ? d->max_no : -1);
+}
+
+/* 3: max(NO_O_ID) - min(NO_O_ID) + 1 = number of NEW-ORDER rows. */
+static void check_new_order_count(struct viol *v, int w, int dd, const struct dist_acc *d)
+{
+    if (d->n_no && d->max_no - d->min_no + 1 != d->n_no)
+        viol(v, "3: district (%d, %d): NO_O_ID from %d to %d but %lld NEW-ORDER rows",
+             w, dd, d->min_no, d->max_no, (long long)d->n_no);
+}
+
+/* 4: sum(O_OL_CNT) = number of ORDER-LINE rows. */
+static void check_order_line_count(struct viol *v, int w, int dd, const struct dist_acc *d)
+{
+    if (d->sum_ol_cnt != d->n_ol)
+        viol(v, "4: district (%d, %d): sum(O_OL_CNT) %lld != %lld ORDER-LINE rows", w,
+             dd, (long long)d->sum_ol_cnt, (long long)d->n_ol);
+}
+
+/* 8, a district's part: D_YTD = sum(H_AMOUNT). */
+static void check_district_history(struct viol *v, int w, int dd, const struct dist_acc *d)
+{
+    if (d->d_ytd != d->h_sum)
+        viol(v, "8: district (%d, %d): D_YTD %lld != sum(H_AMOUNT) %lld", w, dd,
+             (long long)d->d_ytd, (long long)d->h_sum);
+}
+
+/* 13, a district's ranges: NEW-ORDER head = min(NO_O_ID) (or D_NEXT_O_ID when none),
+ * order tail = D_NEXT_O_ID. */
+static void check_district_ranges(struct viol *v, int w, int dd, const struct dist_acc *d)
+{
+    int32_t head = range_bound(RG_NEW_ORDER_HEAD, w, dd, 0);
+    if (head != (d->n_no ? d->min_no : d->next_o_id))
+        viol(v, "13: district (%d, %d): NEW-ORDER range head %d, min(NO_O_ID) %d",
+             w, dd, head, d->n_no ? d->min_no : -1);
+    if (range_bound(RG_ORDER_TAIL, w, dd, 0) != d->next_o_id)
+        viol(v, "13: district (%d, %d): order range tail %d != D_NEXT_O_ID %d", w, dd,
+             range_bound(RG_ORDER_TAIL, w, dd, 0), d->next_o_id);
+}
+
+/* 13, a customer's range: its bound = max(O_ID) + 1. */
+static void check_customer_range(struct viol *v, int w, int dd, int c, const struct cust_acc *x)
+{
+    if (range_bound(RG_CUST_ORDERS, w, dd, c) != x->max_o + 1)
+        viol(v, "13: customer (%d, %d, %d): order range bound %d, max(O_ID) %d", w,
+             dd, c, range_bound(RG_CUST_ORDERS, w, dd, c), x->max_o);
+}
+
+/* 10: C_BALANCE = delivered - paid; 11: C_BALANCE + C_YTD_PAYMENT = delivered. */
+static void check_balance(struct viol *v, int w, int dd, int c, const struct cust_acc *x)
+{
+    if (x->balance != x->delivered - x->h_sum)
+        viol(v, "10: customer (%d, %d, %d): C_BALANCE %lld != delivered %lld - "
+                "paid %lld", w, dd, c, (long long)x->balance,
+             (long long)x->delivered, (long long)x->h_sum);
+    if (x->balance + x->ytd != x->delivered)
+        viol(v, "11: customer (%d, %d, %d): C_BALANCE + C_YTD_PAYMENT %lld != "
+                "delivered %lld", w, dd, c, (long long)(x->balance + x->ytd),
+             (long long)x->delivered);
+}
+
+/* Conditions 2, 3, 4, 8 and 13 of district (w, dd), then 13, 10 and 11 of its customers. */
+static void check_district(const struct tally *t, struct viol *v, int w, int dd)
+{
+    const struct dist_acc *d = &t->ds[di(w, dd)];
+    check_next_order_id(v, w, dd, d);
+    check_new_order_count(v, w, dd, d);
+    check_order_line_count(v, w, dd, d);
+    check_district_history(v, w, dd, d);
+    check_district_ranges(v, w, dd, d);
+    for (int c = 1; c <= TPCC_CUSTOMERS; c++) {
+        const struct cust_acc *x = &t->cs[ci(w, dd, c)];
+        check_customer_range(v, w, dd, c, x);
+        check_balance(v, w, dd, c, x);
+    }
+}
+
+/* 9: sum(W_YTD) = sum(C_YTD_PAYMENT). */
+static void check_ytd_sums(const struct tally *t, struct viol *v)
+{
+    if (t->sum_w_ytd != t->sum_c_ytd)
+        viol(v, "9: sum(W_YTD) %lld != sum(C_YTD_PAYMENT) %lld", (long long)t->sum_w_ytd,
+             (long long)t->sum_c_ytd);
+}
+
+/* 12: the customer-by-name index holds every customer. */
+static void check_name_index(const struct tally *t, struct viol *v)
+{
+    if (idx_ordered_size(tpcc.cust_by_name) != (size_t)t->W * TPCC_DISTRICTS * TPCC_CUSTOMERS)
+        viol(v, "12: the customer-by-name index holds %zu keys",
              idx_ordered_size(tpcc.cust_by_name));
+}
+
+bool tpcc_check(const struct options *o, FILE *out)
+{
+    (void)o;
+    struct viol v = {out, 0};
+    struct tally t;
+    tally_alloc(&t, tpcc.warehouses);
+    tally_warehouses(&t);
+    tally_districts(&t);
+    tally_customers(&t);
+    tally_history(&t);
+    check_orders(&t, &v);
+    check_new_orders(&t, &v);
+    check_order_lines(&t, &v);
+    for (int w = 1; w <= t.W; w++) {
+        check_ytd(&t, &v, w);
+        check_warehouse_history(&t, &v, w);
+        for (int dd = 1; dd <= TPCC_DISTRICTS; dd++)
+            check_district(&t, &v, w, dd);
+    }
+    check_ytd_sums(&t, &v);
+    check_name_index(&t, &v);
     if (v.n > MAX_REPORTED)
         fprintf(out, "tpcc check: ... %llu violations in all\n", (unsigned long long)v.n);
-    free(cs);
-    free(ds);
-    free(w_hsum);
-    free(w_dsum);
-    free(w_ytd);
+    tally_free(&t);
     return v.n == 0;
 }
 

@@ -1,0 +1,119 @@
+/* The sampler (see sampler.h). */
+#include "benchmarks/sampler.h"
+
+#include <stdio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "benchmarks/progress.h"
+#include "storage/clock.h"
+#include "storage/mem.h"
+
+#define SAMPLER_SLICE_S 0.02 /* the longest sleep between looks at the clock */
+
+static void sleep_s(double s)
+{
+    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+    while (nanosleep(&ts, &ts) != 0)
+        ;
+}
+
+uint64_t sampler_commits(const struct sampler *sm)
+{
+    uint64_t c = 0;
+    for (int i = 0; i < sm->n; i++) /* relaxed: see struct sampler_feed */
+        c += atomic_load_explicit(&sm->feeds[i]->committed, memory_order_relaxed);
+    return c;
+}
+
+/* The watchdog's progress count: commits, workers that left, and sleeps of idle open-loop
+ * clients. */
+static uint64_t stall_progress(const struct sampler *sm)
+{
+    uint64_t c = sampler_commits(sm);
+    for (int i = 0; i < sm->n; i++) { /* acquire: see struct sampler_feed */
+        c += atomic_load_explicit(&sm->feeds[i]->exited, memory_order_acquire);
+        /* relaxed: see struct sampler_feed */
+        c += atomic_load_explicit(&sm->feeds[i]->idle_beats, memory_order_relaxed);
+    }
+    return c;
+}
+
+void sampler_start(struct sampler *sm, const struct sampler_feed *const *feeds, int n,
+                   struct series *s, double stall_timeout_s)
+{
+    *sm = (struct sampler){.feeds = feeds, .n = n, .s = s};
+    sm->t0 = sm->last_s = clock_now_s();
+    watchdog_start(&sm->wd, stall_timeout_s, sm->t0, stall_progress(sm));
+}
+
+/* Feeds the watchdog; on a stall, reports and exits with status 3. */
+static void feed_watchdog(struct sampler *sm, double now)
+{
+    if (!watchdog_stalled(&sm->wd, now, stall_progress(sm)))
+        return;
+    const struct wait_rec **recs = mem_alloc((size_t)sm->n * sizeof(*recs));
+    uint64_t *commits = mem_alloc((size_t)sm->n * sizeof(*commits));
+    for (int i = 0; i < sm->n; i++) {
+        recs[i] = &sm->feeds[i]->wait;
+        /* relaxed: see struct sampler_feed */
+        commits[i] = atomic_load_explicit(&sm->feeds[i]->committed, memory_order_relaxed);
+    }
+    progress_clear();
+    watchdog_report(stderr, &sm->wd, now, sm->n, recs, commits);
+    fflush(stderr);
+    _exit(3); /* the workers still run: no exit handlers, no destructors under them */
+}
+
+void sampler_sample(struct sampler *sm, double now)
+{
+    struct series *s = sm->s;
+    uint64_t c = sampler_commits(sm);
+    if (s->n == s->cap) {
+        s->cap = s->cap ? 2 * s->cap : 64;
+        s->t_s = mem_realloc(s->t_s, s->cap * sizeof(*s->t_s));
+        s->commits_per_s = mem_realloc(s->commits_per_s, s->cap * sizeof(*s->commits_per_s));
+        s->rss_mib = mem_realloc(s->rss_mib, s->cap * sizeof(*s->rss_mib));
+    }
+    s->rss_mib[s->n] = (double)mem_rss_bytes() / (1024.0 * 1024.0);
+    s->t_s[s->n] = now - sm->t0;
+    s->commits_per_s[s->n] = now > sm->last_s ? (double)(c - sm->last) / (now - sm->last_s) : 0;
+    s->n++;
+    sm->last_s = now;
+    sm->last = c;
+}
+
+void sampler_timed_phase(struct sampler *sm, const char *name, double start, double len)
+{
+    double iv = sm->s->interval_s, end = start + len;
+    uint64_t k = 1; /* the next interval end is start + k * iv */
+    progress_timed(true, name, 0, len, sampler_commits(sm));
+    for (;;) {
+        double now = clock_now_s();
+        if (now >= end)
+            return;
+        double next = start + (double)k * iv;
+        if (now >= next) {
+            if (next < end - 0.01 * iv)
+                sampler_sample(sm, now);
+            uint64_t kn = (uint64_t)((now - start) / iv) + 1; /* skip what was overslept */
+            k = kn > k ? kn : k + 1;
+            continue;
+        }
+        progress_timed(false, name, now - start, len, sampler_commits(sm));
+        feed_watchdog(sm, now);
+        double until = next < end ? next : end;
+        sleep_s(until - now < SAMPLER_SLICE_S ? until - now : SAMPLER_SLICE_S);
+    }
+}
+
+void sampler_wait_exits(struct sampler *sm)
+{
+    for (int i = 0; i < sm->n; i++) {
+        /* acquire: see struct sampler_feed */
+        while (!atomic_load_explicit(&sm->feeds[i]->exited, memory_order_acquire)) {
+            feed_watchdog(sm, clock_now_s());
+            sleep_s(0.001);
+        }
+    }
+}
