@@ -128,6 +128,17 @@ static inline void lq_init(struct lq_lock *l)
     l->owners = l->whead = l->wtail = NULL;
 }
 
+/* Thread `thread`'s transaction before its first attempt: no priority or id yet, running,
+ * no commit dependencies. */
+static inline void lq_txn_init(struct lq_txn *x, int thread)
+{
+    x->ts = 0;
+    x->id = 0;
+    x->thread = thread;
+    atomic_init(&x->state, LQ_RUNNING);
+    atomic_init(&x->ndeps, 0);
+}
+
 /* ---- lock-free use (NO_WAIT) ---- */
 
 static inline bool lq_try_sh(struct lq_lock *l)
