@@ -1,5 +1,6 @@
-/* parallel_for: runs a loader function on n threads and waits for them, showing the
- * progress of the current phase (progress.h) meanwhile. */
+/* The loaders' machinery: parallel_for runs a loader function on n threads and waits for
+ * them, showing the progress of the current phase (progress.h) meanwhile; load_rows is a
+ * loader's loop over its keys. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -8,7 +9,9 @@
 
 #include "benchmarks/progress.h"
 #include "benchmarks/workload.h"
+#include "storage/index.h"
 #include "storage/mem.h"
+#include "storage/table.h"
 #include "storage/topology.h"
 
 #define POLL_NS 10000000L /* the waiting main thread looks at the loaders every 10 ms */
@@ -53,4 +56,19 @@ void parallel_for(int nthreads, void (*fn)(int i, void *arg), void *arg)
         pthread_join(th[i], NULL);
     mem_free(a);
     mem_free(th);
+}
+
+void load_rows(struct table *tab, struct row_freelist *fl, uint64_t lo, uint64_t hi,
+               void (*fill)(struct row *row, void *arg), void *arg)
+{
+    for (uint64_t k = lo; k < hi; k++) {
+        struct row *row = fl ? table_new_row_from(fl, tab, k) : table_new_row(tab, k);
+        cc_row_init(row);
+        if (fill)
+            fill(row, arg);
+        idx_hash_insert(tab->primary, k, row);
+        if ((k - lo) % PROGRESS_BATCH == PROGRESS_BATCH - 1)
+            progress_add(PROGRESS_BATCH);
+    }
+    progress_add((hi - lo) % PROGRESS_BATCH);
 }
