@@ -150,8 +150,6 @@ static const struct opt_def defs[] = {
 
 static const char *const pin_names[] = {"compact", "scatter", "smt", "none"};
 
-const char *pin_policy_name(enum pin_policy p) { return pin_names[p]; }
-
 __attribute__((format(printf, 1, 2))) _Noreturn static void bad(const char *fmt, ...)
 {
     va_list ap;

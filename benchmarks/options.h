@@ -65,7 +65,6 @@ struct options {
 };
 
 void options_parse(struct options *o, int argc, char **argv);
-const char *pin_policy_name(enum pin_policy p);
 /* Writes the effective run-time configuration as JSON object members (no braces). */
 void options_json(const struct options *o, FILE *f);
 

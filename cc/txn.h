@@ -227,18 +227,6 @@ static inline void row_copy_relaxed(unsigned char *dst, const struct row *r, uin
         d[i] = atomic_load_explicit(&src[i], memory_order_relaxed);
 }
 
-/* Installs a private image into the row with relaxed atomic word stores; the caller holds
- * the row's write lock and publishes with its own release store of the row's version. */
-static inline void row_install_relaxed(struct row *r, const unsigned char *img, uint32_t size)
-{
-    _Atomic uint64_t *dst = (_Atomic uint64_t *)(void *)r->data;
-    const uint64_t *s = (const uint64_t *)(const void *)img;
-    SHW(SHW_ROW); /* one per row installed */
-#pragma GCC unroll 4
-    for (uint32_t i = 0; i < size / 8; i++)
-        atomic_store_explicit(&dst[i], s[i], memory_order_relaxed);
-}
-
 /* The part of an optimistic algorithm's cc_access that needs no protocol: an upgrade
  * keeps the private copy (or the private insert); an insert is written in place, since
  * the row is invisible until commit. True when it handled the access. */
