@@ -47,6 +47,7 @@
 #include <time.h>
 
 #include "cc/txn.h"
+#include "config/config.h"
 #include "storage/topology.h"
 #include "storage/shared_writes.h"
 
@@ -59,7 +60,6 @@ const struct cc_net_rounds cc_net_rounds = {.prepare = true, .decides_in_commit 
 #define TID_LOCK ((uint64_t)1)
 #define TID_STEP ((uint64_t)2) /* one sequence number */
 #define EPOCH_SHIFT 40
-#define SILO_EPOCH_MS 40
 #define ACC_LOCKED 1          /* a->cc_flags: this attempt holds the row's lock bit */
 
 struct silo_row {
