@@ -10,6 +10,8 @@
 /* the same order as enum topo_policy (storage/topology.h) */
 enum pin_policy { PIN_COMPACT, PIN_SCATTER, PIN_SMT, PIN_NONE };
 enum tpcc_mix { TPCC_MIX_STANDARD, TPCC_MIX_NEWORDER_PAYMENT };
+/* The largest --field-size (ycsb's write buffer holds one field). */
+#define YCSB_FIELD_SIZE_MAX 4096
 
 struct options {
     /* driver */

@@ -357,6 +357,8 @@ static void load_district(struct rng *g, uint32_t w, uint32_t d)
 #define ITEM_SLICES 10
 #define STOCK_SLICES 10
 #define TASKS_PER_WH (STOCK_SLICES + TPCC_DISTRICTS)
+/* Salt of the load tasks' random streams: rng_seed(--seed ^ TPCC_LOAD_SEED_SALT, task). */
+#define TPCC_LOAD_SEED_SALT 0x7BCCull
 
 struct load_ctx {
     const struct options *o;
@@ -401,7 +403,7 @@ static void run_task(int task, const struct load_ctx *ctx)
 {
     uint64_t seed = ctx->seed;
     struct rng g;
-    rng_seed(&g, seed ^ 0x7BCCull, (uint64_t)task);
+    rng_seed(&g, seed ^ TPCC_LOAD_SEED_SALT, (uint64_t)task);
     if (task < ITEM_SLICES) {
         uint32_t per = TPCC_ITEMS / ITEM_SLICES;
         load_items(&g, (uint32_t)task * per + 1, (uint32_t)(task + 1) * per);

@@ -108,7 +108,7 @@ static enum rc ycsb_run(struct txn *t, const void *qv)
 {
     const struct ycsb_query *q = qv;
     const struct schema *s = &usertable->schema;
-    unsigned char buf[4096];
+    unsigned char buf[YCSB_FIELD_SIZE_MAX];
     uint64_t sink = 0;
     uint32_t words = s->data_size / 8; /* row images are 8-aligned, sizes multiples of 8 */
     if (q->read_only)
