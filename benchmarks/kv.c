@@ -46,10 +46,10 @@ static const struct kv_shape *shape;
 static const struct kv_shape f1_shape = {1, 10, 1, 4};
 static const struct kv_shape tao_shape = {5, 50, 1, 2};
 
-/* A new row's value: random bytes of the loader's stream `arg`. */
-static void fill_value(struct row *row, void *arg)
+/* A new row's value: random bytes of the loader's stream. */
+static void fill_value(struct row *row, void *rng)
 {
-    struct rng *r = arg;
+    struct rng *r = rng;
     unsigned char *p = col_ptr(&kvtable->schema, row->data, 0);
     for (uint32_t b = 0; b < KV_VALUE_BYTES; b += 8) {
         uint64_t x = rng_next(r);
@@ -57,15 +57,7 @@ static void fill_value(struct row *row, void *arg)
     }
 }
 
-static void load_part(int i, void *arg)
-{
-    const struct options *o = arg;
-    uint64_t lo, hi;
-    load_slice(o->rows, i, o->threads, &lo, &hi);
-    struct rng r;
-    rng_seed(&r, o->seed ^ LOAD_SEED_SALT, (uint64_t)i);
-    load_rows(kvtable, NULL, lo, hi, fill_value, &r);
-}
+static void load_part(int i, void *arg) { load_random_slice(i, arg, kvtable, fill_value); }
 
 static void kv_load(const struct options *o, const struct kv_shape *s)
 {

@@ -15,6 +15,9 @@
 #include "storage/topology.h"
 
 #define POLL_NS 10000000L /* the waiting main thread looks at the loaders every 10 ms */
+/* Salt of the loaders' random streams, rng_seed(--seed ^ LOAD_SEED_SALT, loader i): apart
+ * from the query streams, seeded with --seed itself. */
+#define LOAD_SEED_SALT 0x10ADull
 
 struct pf_arg {
     int i;
@@ -71,4 +74,14 @@ void load_rows(struct table *tab, struct row_freelist *fl, uint64_t lo, uint64_t
             progress_add(PROGRESS_BATCH);
     }
     progress_add((hi - lo) % PROGRESS_BATCH);
+}
+
+void load_random_slice(int i, const struct options *o, struct table *tab,
+                       void (*fill)(struct row *row, void *rng))
+{
+    uint64_t lo, hi;
+    load_slice(o->rows, i, o->threads, &lo, &hi);
+    struct rng r;
+    rng_seed(&r, o->seed ^ LOAD_SEED_SALT, (uint64_t)i);
+    load_rows(tab, NULL, lo, hi, fill, &r);
 }

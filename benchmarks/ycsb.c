@@ -26,10 +26,10 @@ struct ycsb_query {
 static struct table *usertable;
 static struct zipf zipf;
 
-/* Every field of a new row: random bytes of the loader's stream `arg`. */
-static void fill_fields(struct row *row, void *arg)
+/* Every field of a new row: random bytes of the loader's stream. */
+static void fill_fields(struct row *row, void *rng)
 {
-    struct rng *r = arg;
+    struct rng *r = rng;
     const struct schema *s = &usertable->schema;
     for (int f = 0; f < s->ncols; f++) {
         unsigned char *p = col_ptr(s, row->data, f);
@@ -40,15 +40,7 @@ static void fill_fields(struct row *row, void *arg)
     }
 }
 
-static void load_part(int i, void *arg)
-{
-    const struct options *o = arg;
-    uint64_t lo, hi;
-    load_slice(o->rows, i, o->threads, &lo, &hi);
-    struct rng r;
-    rng_seed(&r, o->seed ^ LOAD_SEED_SALT, (uint64_t)i);
-    load_rows(usertable, NULL, lo, hi, fill_fields, &r);
-}
+static void load_part(int i, void *arg) { load_random_slice(i, arg, usertable, fill_fields); }
 
 static void ycsb_load(const struct options *o)
 {

@@ -48,20 +48,16 @@
             (head) = (n);                                                                    \
     } while (0)
 
-/* Unlinks n from the list `head`, a list without a tail pointer; n's own links are left
- * as they were. */
-#define DLIST_NOTAIL_UNLINK(head, n, next, prev)                                             \
-    do {                                                                                     \
-        if ((n)->prev)                                                                       \
-            (n)->prev->next = (n)->next;                                                     \
-        else                                                                                 \
-            (head) = (n)->next;                                                              \
-        if ((n)->next)                                                                       \
-            (n)->next->prev = (n)->prev;                                                     \
-    } while (0)
-
 /* Unlinks n from the list (head, tail); n's own links are left as they were. */
 #define DLIST_UNLINK(head, tail, n, next, prev)                                              \
+    DLIST_UNLINK_(head, n, next, prev, (tail) = (n)->prev)
+
+/* Unlinks n from the list `head`, a list without a tail pointer; n's own links are left
+ * as they were. */
+#define DLIST_NOTAIL_UNLINK(head, n, next, prev) DLIST_UNLINK_(head, n, next, prev, (void)0)
+
+/* The two unlinks: `at_tail` runs when n was the last node. */
+#define DLIST_UNLINK_(head, n, next, prev, at_tail)                                          \
     do {                                                                                     \
         if ((n)->prev)                                                                       \
             (n)->prev->next = (n)->next;                                                     \
@@ -70,7 +66,7 @@
         if ((n)->next)                                                                       \
             (n)->next->prev = (n)->prev;                                                     \
         else                                                                                 \
-            (tail) = (n)->prev;                                                              \
+            at_tail;                                                                         \
     } while (0)
 
 #endif

@@ -58,6 +58,17 @@ static inline enum rc rd(struct txn *t, uint64_t k, int64_t *v)
     return RC_OK;
 }
 
+/* Ends t's attempt: commits it, or (commit false) aborts it as its user would. False if
+ * that did not go as asked. */
+static inline bool decide(struct txn *t, bool commit)
+{
+    if (commit)
+        return txn_commit(t) == RC_OK;
+    bool ok = txn_user_abort(t) == RC_ABORT;
+    txn_abort(t);
+    return ok;
+}
+
 /* The algorithm's counter `name` of t (cc_alg_counter_names). */
 static inline uint64_t counter(struct txn *t, const char *name)
 {

@@ -99,12 +99,7 @@ static void read_waits_for_older_pending_write(void)
         bg_start(&b, bg_read);
         sleep_ms(50);
         CHECK(!atomic_load(&b.done)); /* blocked behind T0's pending version */
-        if (commit) {
-            CHECK(txn_commit(T[0]) == RC_OK);
-        } else {
-            CHECK(txn_user_abort(T[0]) == RC_ABORT);
-            txn_abort(T[0]);
-        }
+        CHECK(decide(T[0], commit));
         bg_join(&b);
         CHECK(b.rc == RC_OK);
         CHECK(b.seen == before + (commit ? 10 : 0));
