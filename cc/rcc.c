@@ -564,14 +564,17 @@ static enum rc append(struct txn *t, struct access *a, enum access_type type)
             p->ids[nnew++] = x->owner;
         need &= ~ov;
     }
-    *e = (struct rcc_entry){.owner = t->id, .ts = p->ts, .cols = cols, .snap = NULL, .flags = 0};
+    DLIST_PUSH_BACK(m->head, m->tail, e, next, prev);
+    e->owner = t->id;
+    e->ts = p->ts;
+    e->cols = cols;
     if (type == ACC_READ) {
         e->flags = ENT_READ;
         e->snap = img; /* never written while the access is a read */
     } else {
         e->flags = ENT_OPEN | (type == ACC_DELETE ? ENT_DELETE : 0);
+        e->snap = NULL;
     }
-    DLIST_PUSH_BACK(m->head, m->tail, e, next, prev);
     unlatch(m);
     if (wait_start)
         wait_done(t, wait_start, type);
