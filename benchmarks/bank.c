@@ -23,7 +23,6 @@
 
 #include "benchmarks/progress.h"
 #include "benchmarks/workload.h"
-#include "storage/index.h"
 #include "storage/table.h"
 
 #define INITIAL_BALANCE 1000
@@ -48,21 +47,19 @@ static _Atomic int64_t first_seen, first_expected;
 /* The total the worker's last audit attempt saw, and what it should have seen. */
 static _Thread_local int64_t audit_seen, audit_expected;
 
+static void fill_balance(struct row *row, void *arg)
+{
+    (void)arg;
+    int64_t b = INITIAL_BALANCE;
+    memcpy(col_ptr(&accounts->schema, row->data, col_balance), &b, sizeof(b));
+}
+
 static void load_part(int i, void *arg)
 {
     const struct options *o = arg;
-    uint64_t lo = o->accounts * (uint64_t)i / (uint64_t)o->threads;
-    uint64_t hi = o->accounts * (uint64_t)(i + 1) / (uint64_t)o->threads;
-    for (uint64_t k = lo; k < hi; k++) {
-        struct row *row = table_new_row(accounts, k);
-        cc_row_init(row);
-        int64_t b = INITIAL_BALANCE;
-        memcpy(col_ptr(&accounts->schema, row->data, col_balance), &b, sizeof(b));
-        idx_hash_insert(accounts->primary, k, row);
-        if ((k - lo) % PROGRESS_BATCH == PROGRESS_BATCH - 1)
-            progress_add(PROGRESS_BATCH);
-    }
-    progress_add((hi - lo) % PROGRESS_BATCH);
+    uint64_t lo, hi;
+    load_slice(o->accounts, i, o->threads, &lo, &hi);
+    load_rows(accounts, NULL, lo, hi, fill_balance, NULL);
 }
 
 static void bank_load(const struct options *o)

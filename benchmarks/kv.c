@@ -20,7 +20,6 @@
 #include "benchmarks/workload.h"
 #include "benchmarks/zipf.h"
 #include "storage/hash_mix.h"
-#include "storage/index.h"
 #include "storage/table.h"
 
 #define KV_VALUE_BYTES 64
@@ -47,31 +46,18 @@ static const struct kv_shape *shape;
 static const struct kv_shape f1_shape = {1, 10, 1, 4};
 static const struct kv_shape tao_shape = {5, 50, 1, 2};
 
-struct load_arg {
-    const struct options *o;
-};
-
-static void load_part(int i, void *arg)
+/* A new row's value: random bytes of the loader's stream. */
+static void fill_value(struct row *row, void *rng)
 {
-    const struct options *o = ((struct load_arg *)arg)->o;
-    uint64_t lo = o->rows * (uint64_t)i / (uint64_t)o->threads;
-    uint64_t hi = o->rows * (uint64_t)(i + 1) / (uint64_t)o->threads;
-    struct rng r;
-    rng_seed(&r, o->seed ^ 0x10AD, (uint64_t)i);
-    for (uint64_t k = lo; k < hi; k++) {
-        struct row *row = table_new_row(kvtable, k);
-        cc_row_init(row);
-        unsigned char *p = col_ptr(&kvtable->schema, row->data, 0);
-        for (uint32_t b = 0; b < KV_VALUE_BYTES; b += 8) {
-            uint64_t x = rng_next(&r);
-            memcpy(p + b, &x, 8);
-        }
-        idx_hash_insert(kvtable->primary, k, row);
-        if ((k - lo) % PROGRESS_BATCH == PROGRESS_BATCH - 1)
-            progress_add(PROGRESS_BATCH);
+    struct rng *r = rng;
+    unsigned char *p = col_ptr(&kvtable->schema, row->data, 0);
+    for (uint32_t b = 0; b < KV_VALUE_BYTES; b += 8) {
+        uint64_t x = rng_next(r);
+        memcpy(p + b, &x, 8);
     }
-    progress_add((hi - lo) % PROGRESS_BATCH);
 }
+
+static void load_part(int i, void *arg) { load_random_slice(i, arg, kvtable, fill_value); }
 
 static void kv_load(const struct options *o, const struct kv_shape *s)
 {
@@ -81,9 +67,8 @@ static void kv_load(const struct options *o, const struct kv_shape *s)
     schema_seal(&sc);
     shape = s;
     kvtable = table_create("kv", &sc, o->rows, true);
-    struct load_arg a = {o};
     progress_phase("load", "rows", o->rows);
-    parallel_for(o->threads, load_part, &a);
+    parallel_for(o->threads, load_part, (void *)o);
     zipf_init(&zipf, o->rows, o->theta);
 }
 

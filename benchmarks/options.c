@@ -29,6 +29,9 @@ struct opt_def {
 };
 
 #define OFF(f) offsetof(struct options, f)
+/* A macro's value as text (a default from config/config.h). */
+#define STRINGIFY_(x) #x
+#define STRINGIFY(x) STRINGIFY_(x)
 
 static const char *const mix_names[] = {"standard", "neworder-payment", NULL};
 #define U64MAX 18446744073709551615.0
@@ -92,7 +95,7 @@ static const struct opt_def defs[] = {
     {"recovery-timeout-ms", OK_DOUBLE, OFF(recovery_timeout_ms), 1, 1e7, false, "1000",
      "client failure: milliseconds the backup coordinator waits after a transaction's last "
      "shot before it recovers the transaction"},
-    {"sketch-kib", OK_INT, OFF(sketch_kib), 1, 1 << 20, false, "32",
+    {"sketch-kib", OK_INT, OFF(sketch_kib), 1, 1 << 20, false, STRINGIFY(TS_SKETCH_KIB_DEFAULT),
      "variants with the sketch timestamp store (FPSketch: *-sketch): KiB of the max-sketch (rounded down to a power of two) "
      "that holds the timestamps of inactive keys (other variants: an error)"},
     {"backoff-max-us", OK_DOUBLE, OFF(backoff_max_us), 0, 1e6, false, "64",
@@ -108,7 +111,8 @@ static const struct opt_def defs[] = {
     {"rows", OK_U64, OFF(rows), 1, 1e10, false, "1000000",
      "ycsb, f1, tao: rows (keys) in the table; synth: rows over all partitions"},
     {"fields", OK_INT, OFF(fields), 1, 63, false, "10", "ycsb: fields per row"},
-    {"field-size", OK_U64, OFF(field_size), 1, 4096, false, "100", "ycsb: bytes per field"},
+    {"field-size", OK_U64, OFF(field_size), 1, YCSB_FIELD_SIZE_MAX, false, "100",
+     "ycsb: bytes per field"},
     {"req-per-txn", OK_INT, OFF(req_per_txn), 1, 1024, false, "16",
      "ycsb: distinct rows accessed per transaction (at most --rows)"},
     {"read-ratio", OK_DOUBLE, OFF(read_ratio), 0, 1, false, "0.9",
@@ -149,8 +153,6 @@ static const struct opt_def defs[] = {
 #define NDEFS (sizeof(defs) / sizeof(defs[0]))
 
 static const char *const pin_names[] = {"compact", "scatter", "smt", "none"};
-
-const char *pin_policy_name(enum pin_policy p) { return pin_names[p]; }
 
 __attribute__((format(printf, 1, 2))) _Noreturn static void bad(const char *fmt, ...)
 {

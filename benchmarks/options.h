@@ -10,6 +10,8 @@
 /* the same order as enum topo_policy (storage/topology.h) */
 enum pin_policy { PIN_COMPACT, PIN_SCATTER, PIN_SMT, PIN_NONE };
 enum tpcc_mix { TPCC_MIX_STANDARD, TPCC_MIX_NEWORDER_PAYMENT };
+/* The largest --field-size (ycsb's write buffer holds one field). */
+#define YCSB_FIELD_SIZE_MAX 4096
 
 struct options {
     /* driver */
@@ -65,7 +67,6 @@ struct options {
 };
 
 void options_parse(struct options *o, int argc, char **argv);
-const char *pin_policy_name(enum pin_policy p);
 /* Writes the effective run-time configuration as JSON object members (no braces). */
 void options_json(const struct options *o, FILE *f);
 

@@ -1,5 +1,6 @@
-/* parallel_for: runs a loader function on n threads and waits for them, showing the
- * progress of the current phase (progress.h) meanwhile. */
+/* The loaders' machinery: parallel_for runs a loader function on n threads and waits for
+ * them, showing the progress of the current phase (progress.h) meanwhile; load_rows is a
+ * loader's loop over its keys. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -8,10 +9,15 @@
 
 #include "benchmarks/progress.h"
 #include "benchmarks/workload.h"
+#include "storage/index.h"
 #include "storage/mem.h"
+#include "storage/table.h"
 #include "storage/topology.h"
 
 #define POLL_NS 10000000L /* the waiting main thread looks at the loaders every 10 ms */
+/* Salt of the loaders' random streams, rng_seed(--seed ^ LOAD_SEED_SALT, loader i): apart
+ * from the query streams, seeded with --seed itself. */
+#define LOAD_SEED_SALT 0x10ADull
 
 struct pf_arg {
     int i;
@@ -53,4 +59,29 @@ void parallel_for(int nthreads, void (*fn)(int i, void *arg), void *arg)
         pthread_join(th[i], NULL);
     mem_free(a);
     mem_free(th);
+}
+
+void load_rows(struct table *tab, struct row_freelist *fl, uint64_t lo, uint64_t hi,
+               void (*fill)(struct row *row, void *arg), void *arg)
+{
+    for (uint64_t k = lo; k < hi; k++) {
+        struct row *row = fl ? table_new_row_from(fl, tab, k) : table_new_row(tab, k);
+        cc_row_init(row);
+        if (fill)
+            fill(row, arg);
+        idx_hash_insert(tab->primary, k, row);
+        if ((k - lo) % PROGRESS_BATCH == PROGRESS_BATCH - 1)
+            progress_add(PROGRESS_BATCH);
+    }
+    progress_add((hi - lo) % PROGRESS_BATCH);
+}
+
+void load_random_slice(int i, const struct options *o, struct table *tab,
+                       void (*fill)(struct row *row, void *rng))
+{
+    uint64_t lo, hi;
+    load_slice(o->rows, i, o->threads, &lo, &hi);
+    struct rng r;
+    rng_seed(&r, o->seed ^ LOAD_SEED_SALT, (uint64_t)i);
+    load_rows(tab, NULL, lo, hi, fill, &r);
 }

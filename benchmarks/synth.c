@@ -9,7 +9,6 @@
 
 #include "benchmarks/progress.h"
 #include "benchmarks/workload.h"
-#include "storage/index.h"
 #include "storage/table.h"
 #include "storage/topology.h"
 
@@ -23,6 +22,14 @@ static struct table *synth_table;
 static int col_value, col_payload;
 static uint64_t part_rows; /* rows per thread's partition; partition i: 1 + i * part_rows */
 
+/* A new row's payload: its key. */
+static void fill_payload(struct row *row, void *arg)
+{
+    (void)arg;
+    int64_t v = (int64_t)row->key;
+    memcpy(col_ptr(&synth_table->schema, row->data, col_payload), &v, sizeof(v));
+}
+
 static void load_part(int i, void *arg)
 {
     (void)arg;
@@ -31,16 +38,7 @@ static void load_part(int i, void *arg)
     table_freelist_set_node(&fl, topo_node_of(i));
     uint64_t lo = i == 0 ? 0 : 1 + (uint64_t)i * part_rows;
     uint64_t hi = 1 + (uint64_t)(i + 1) * part_rows;
-    for (uint64_t k = lo; k < hi; k++) {
-        struct row *row = table_new_row_from(&fl, synth_table, k);
-        cc_row_init(row);
-        int64_t v = (int64_t)k;
-        memcpy(col_ptr(&synth_table->schema, row->data, col_payload), &v, sizeof(v));
-        idx_hash_insert(synth_table->primary, k, row);
-        if ((k - lo) % PROGRESS_BATCH == PROGRESS_BATCH - 1)
-            progress_add(PROGRESS_BATCH);
-    }
-    progress_add((hi - lo) % PROGRESS_BATCH);
+    load_rows(synth_table, &fl, lo, hi, fill_payload, NULL);
 }
 
 static void synth_load(const struct options *o)

@@ -146,7 +146,6 @@ static inline uint64_t tpcc_namekey(uint32_t w, uint32_t d, uint32_t last, uint3
 {
     return tpcc_dkey(w, d) << 24 | (uint64_t)last << 14 | rank;
 }
-static inline uint64_t tpcc_ocust_key(uint64_t ckey, uint32_t o) { return ckey << 32 | o; }
 #define TPCC_HIST_LOADED (1ull << 63)
 
 enum tpcc_range { RG_NEW_ORDER_HEAD, RG_ORDER_TAIL, RG_CUST_ORDERS };

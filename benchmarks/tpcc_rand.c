@@ -7,10 +7,15 @@
 
 struct tpcc_consts tpcc_c;
 
+/* The run-time constants' random stream: rng_seed(--seed ^ TPCC_CONSTS_SEED_SALT,
+ * TPCC_CONSTS_STREAM), apart from the loaders' and the workers' streams. */
+#define TPCC_CONSTS_SEED_SALT 0xC0C0C0ull
+#define TPCC_CONSTS_STREAM 7
+
 void tpcc_consts_init(struct tpcc_consts *c, uint64_t seed)
 {
     struct rng r;
-    rng_seed(&r, seed ^ 0xC0C0C0ull, 7);
+    rng_seed(&r, seed ^ TPCC_CONSTS_SEED_SALT, TPCC_CONSTS_STREAM);
     c->c_last_load = tpcc_rand(&r, 0, 255);
     uint32_t delta;
     do

@@ -108,11 +108,11 @@ enum { RANGE_ROWS_PER_WH = TPCC_DISTRICTS * (2 + TPCC_CUSTOMERS) };
 
 /* A loader's blocks of rows of the placed tables, from the node of the warehouse it
  * loads (run_task sets it). */
-static _Thread_local struct row_freelist load_rows;
+static _Thread_local struct row_freelist loader_fl;
 
 static struct row *load_new_row(struct table *t, uint64_t key)
 {
-    struct row *r = t->streams ? table_new_row_from(&load_rows, t, key) : table_new_row(t, key);
+    struct row *r = t->streams ? table_new_row_from(&loader_fl, t, key) : table_new_row(t, key);
     cc_row_init(r);
     return r;
 }
@@ -357,6 +357,8 @@ static void load_district(struct rng *g, uint32_t w, uint32_t d)
 #define ITEM_SLICES 10
 #define STOCK_SLICES 10
 #define TASKS_PER_WH (STOCK_SLICES + TPCC_DISTRICTS)
+/* Salt of the load tasks' random streams: rng_seed(--seed ^ TPCC_LOAD_SEED_SALT, task). */
+#define TPCC_LOAD_SEED_SALT 0x7BCCull
 
 struct load_ctx {
     const struct options *o;
@@ -401,7 +403,7 @@ static void run_task(int task, const struct load_ctx *ctx)
 {
     uint64_t seed = ctx->seed;
     struct rng g;
-    rng_seed(&g, seed ^ 0x7BCCull, (uint64_t)task);
+    rng_seed(&g, seed ^ TPCC_LOAD_SEED_SALT, (uint64_t)task);
     if (task < ITEM_SLICES) {
         uint32_t per = TPCC_ITEMS / ITEM_SLICES;
         load_items(&g, (uint32_t)task * per + 1, (uint32_t)(task + 1) * per);
@@ -410,7 +412,7 @@ static void run_task(int task, const struct load_ctx *ctx)
     task -= ITEM_SLICES;
     uint32_t w = (uint32_t)(task / TASKS_PER_WH) + 1;
     int k = task % TASKS_PER_WH;
-    table_freelist_set_node(&load_rows, tpcc.placed ? topo_node_of(tpcc_owner(ctx->o, w)) : -1);
+    table_freelist_set_node(&loader_fl, tpcc.placed ? topo_node_of(tpcc_owner(ctx->o, w)) : -1);
     if (k < STOCK_SLICES) {
         uint32_t per = TPCC_ITEMS / STOCK_SLICES;
         load_stock(&g, w, (uint32_t)k * per + 1, (uint32_t)(k + 1) * per);

@@ -82,7 +82,32 @@ static inline void workload_names(char *buf, size_t n)
         len += (size_t)snprintf(buf + len, n - len, "%s%s", i ? ", " : "", workload_at(i)->name);
 }
 
+/* ---- loading (benchmarks/parallel.c) ---- */
+
+struct row_freelist;
+
 /* Runs fn(i, arg) for i in [0, nthreads) on nthreads threads and waits (loaders). */
 void parallel_for(int nthreads, void (*fn)(int i, void *arg), void *arg);
+
+/* Loader i of n's share of keys [0, rows): [*lo, *hi), consecutive keys, the shares as even
+ * as integer division makes them. */
+static inline void load_slice(uint64_t rows, int i, int n, uint64_t *lo, uint64_t *hi)
+{
+    *lo = rows * (uint64_t)i / (uint64_t)n;
+    *hi = rows * (uint64_t)(i + 1) / (uint64_t)n;
+}
+
+/* Loads keys [lo, hi) of tab: for each key a new row (from fl, or table_new_row where fl is
+ * NULL), initialised for the algorithm (cc_row_init), filled by fill(row, arg) (NULL: its
+ * data stays zero), and put in tab's primary index; the rows count as load progress
+ * (progress.h). */
+void load_rows(struct table *tab, struct row_freelist *fl, uint64_t lo, uint64_t hi,
+               void (*fill)(struct row *row, void *arg), void *arg);
+
+/* Loader i's share (load_slice over o->threads loaders) of keys [0, o->rows) of tab, as
+ * load_rows; fill's arg is the loader's random stream (struct rng *), stream i of a seed
+ * derived from --seed. */
+void load_random_slice(int i, const struct options *o, struct table *tab,
+                       void (*fill)(struct row *row, void *rng));
 
 #endif

@@ -9,7 +9,6 @@
 #include "benchmarks/progress.h"
 #include "benchmarks/workload.h"
 #include "benchmarks/zipf.h"
-#include "storage/index.h"
 #include "storage/table.h"
 
 struct ycsb_req {
@@ -27,34 +26,21 @@ struct ycsb_query {
 static struct table *usertable;
 static struct zipf zipf;
 
-struct load_arg {
-    const struct options *o;
-};
-
-static void load_part(int i, void *arg)
+/* Every field of a new row: random bytes of the loader's stream. */
+static void fill_fields(struct row *row, void *rng)
 {
-    const struct options *o = ((struct load_arg *)arg)->o;
+    struct rng *r = rng;
     const struct schema *s = &usertable->schema;
-    uint64_t lo = o->rows * (uint64_t)i / (uint64_t)o->threads;
-    uint64_t hi = o->rows * (uint64_t)(i + 1) / (uint64_t)o->threads;
-    struct rng r;
-    rng_seed(&r, o->seed ^ 0x10AD, (uint64_t)i);
-    for (uint64_t k = lo; k < hi; k++) {
-        struct row *row = table_new_row(usertable, k);
-        cc_row_init(row);
-        for (int f = 0; f < s->ncols; f++) {
-            unsigned char *p = col_ptr(s, row->data, f);
-            for (uint32_t b = 0; b < s->cols[f].size; b += 8) {
-                uint64_t x = rng_next(&r);
-                memcpy(p + b, &x, s->cols[f].size - b < 8 ? s->cols[f].size - b : 8);
-            }
+    for (int f = 0; f < s->ncols; f++) {
+        unsigned char *p = col_ptr(s, row->data, f);
+        for (uint32_t b = 0; b < s->cols[f].size; b += 8) {
+            uint64_t x = rng_next(r);
+            memcpy(p + b, &x, s->cols[f].size - b < 8 ? s->cols[f].size - b : 8);
         }
-        idx_hash_insert(usertable->primary, k, row);
-        if ((k - lo) % PROGRESS_BATCH == PROGRESS_BATCH - 1)
-            progress_add(PROGRESS_BATCH);
     }
-    progress_add((hi - lo) % PROGRESS_BATCH);
 }
+
+static void load_part(int i, void *arg) { load_random_slice(i, arg, usertable, fill_fields); }
 
 static void ycsb_load(const struct options *o)
 {
@@ -67,9 +53,8 @@ static void ycsb_load(const struct options *o)
     }
     schema_seal(&s);
     usertable = table_create("usertable", &s, o->rows, true);
-    struct load_arg a = {o};
     progress_phase("load", "rows", o->rows);
-    parallel_for(o->threads, load_part, &a);
+    parallel_for(o->threads, load_part, (void *)o);
     zipf_init(&zipf, o->rows, o->theta);
 }
 
@@ -115,7 +100,7 @@ static enum rc ycsb_run(struct txn *t, const void *qv)
 {
     const struct ycsb_query *q = qv;
     const struct schema *s = &usertable->schema;
-    unsigned char buf[4096];
+    unsigned char buf[YCSB_FIELD_SIZE_MAX];
     uint64_t sink = 0;
     uint32_t words = s->data_size / 8; /* row images are 8-aligned, sizes multiples of 8 */
     if (q->read_only)

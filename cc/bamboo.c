@@ -71,11 +71,7 @@ void cc_fini(void) {}
 void cc_thread_init(struct txn *t)
 {
     struct bb_thread *p = mem_alloc_aligned(CACHE_LINE, sizeof(*p));
-    p->x.ts = 0;
-    p->x.id = 0;
-    p->x.thread = t->thread_id;
-    atomic_init(&p->x.state, LQ_RUNNING);
-    atomic_init(&p->x.ndeps, 0);
+    lq_txn_init(&p->x, t->thread_id);
     t->cc = p;
 }
 

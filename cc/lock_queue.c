@@ -21,6 +21,7 @@
  *    the edges stay a superset of the real waits for the rest of the wait.
  */
 #include "cc/lock_queue.h"
+#include "storage/dlist.h"
 #include "storage/shared_writes.h"
 
 #include <stddef.h>
@@ -29,31 +30,13 @@
 
 static inline void waiter_unlink(struct lq_lock *l, struct lq_req *r)
 {
-    if (r->wprev)
-        r->wprev->wnext = r->wnext;
-    else
-        l->whead = r->wnext;
-    if (r->wnext)
-        r->wnext->wprev = r->wprev;
-    else
-        l->wtail = r->wprev;
+    DLIST_UNLINK(l->whead, l->wtail, r, wnext, wprev);
 }
 
 /* Links r into the waiters before `pos` (NULL: at the tail). */
 static void waiter_insert_before(struct lq_lock *l, struct lq_req *r, struct lq_req *pos)
 {
-    r->wnext = pos;
-    if (pos) {
-        r->wprev = pos->wprev;
-        pos->wprev = r;
-    } else {
-        r->wprev = l->wtail;
-        l->wtail = r;
-    }
-    if (r->wprev)
-        r->wprev->wnext = r;
-    else
-        l->whead = r;
+    DLIST_INSERT_BEFORE(l->whead, l->wtail, r, pos, wnext, wprev);
 }
 
 /* Bamboo, rule 7: may a new request of x be granted behind rt's retired requests? */
@@ -256,13 +239,7 @@ void lq_bb_retire(struct lq_rlock *rl, struct lq_req *r)
     uint64_t w = lq_latch(l);
     lq_owner_unlink(l, r); /* r is the only owner (exclusive): w becomes 0 */
     r->retired = 1;
-    r->onext = NULL;
-    r->oprev = rl->rtail;
-    if (rl->rtail)
-        rl->rtail->onext = r;
-    else
-        rl->rhead = r;
-    rl->rtail = r;
+    DLIST_PUSH_BACK(rl->rhead, rl->rtail, r, onext, oprev);
     (void)w;
     lq_unlatch(l, l->whead ? grant_x(l, 0, rl) : 0);
 }
@@ -307,14 +284,7 @@ void lq_bb_leave_unlatch(struct lq_rlock *rl, struct lq_req *r, uint64_t w)
         bool head = r == rl->rhead;
         if (r->aborting)
             rl->naborting--;
-        if (r->oprev)
-            r->oprev->onext = r->onext;
-        else
-            rl->rhead = r->onext;
-        if (r->onext)
-            r->onext->oprev = r->oprev;
-        else
-            rl->rtail = r->oprev;
+        DLIST_UNLINK(rl->rhead, rl->rtail, r, onext, oprev);
         r->retired = 0;
         if (head) { /* rule 8: whoever is now first has no retired request ahead */
             struct lq_req *first = rl->rhead ? rl->rhead : l->owners;

@@ -72,6 +72,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "storage/dlist.h"
 #include "storage/latch.h"
 #include "storage/wait.h"
 #include "storage/shared_writes.h"
@@ -128,6 +129,17 @@ static inline void lq_init(struct lq_lock *l)
 {
     atomic_init(&l->word, 0);
     l->owners = l->whead = l->wtail = NULL;
+}
+
+/* Thread `thread`'s transaction before its first attempt: no priority or id yet, running,
+ * no commit dependencies. */
+static inline void lq_txn_init(struct lq_txn *x, int thread)
+{
+    x->ts = 0;
+    x->id = 0;
+    x->thread = thread;
+    atomic_init(&x->state, LQ_RUNNING);
+    atomic_init(&x->ndeps, 0);
 }
 
 /* ---- lock-free use (NO_WAIT) ---- */
@@ -212,21 +224,12 @@ static inline void lq_unlatch(struct lq_lock *l, uint64_t w)
 
 static inline void lq_owner_link(struct lq_lock *l, struct lq_req *r)
 {
-    r->oprev = NULL;
-    r->onext = l->owners;
-    if (l->owners)
-        l->owners->oprev = r;
-    l->owners = r;
+    DLIST_NOTAIL_PUSH(l->owners, r, onext, oprev);
 }
 
 static inline void lq_owner_unlink(struct lq_lock *l, struct lq_req *r)
 {
-    if (r->oprev)
-        r->oprev->onext = r->onext;
-    else
-        l->owners = r->onext;
-    if (r->onext)
-        r->onext->oprev = r->oprev;
+    DLIST_NOTAIL_UNLINK(l->owners, r, onext, oprev);
 }
 
 /* Fills request r for txn x wanting `mode` (a fresh request, not linked anywhere). */

@@ -50,6 +50,7 @@
 #include <string.h>
 
 #include "cc/txn.h"
+#include "storage/dlist.h"
 #include "storage/latch.h"
 #include "storage/wait.h"
 #include "cc/waits_for.h"
@@ -347,14 +348,7 @@ static void kill_after(const struct rcc_entry *e, int why)
 
 static void unlink_entry(struct rcc_row *m, struct rcc_entry *e)
 {
-    if (e->prev)
-        e->prev->next = e->next;
-    else
-        m->head = e->next;
-    if (e->next)
-        e->next->prev = e->prev;
-    else
-        m->tail = e->prev;
+    DLIST_UNLINK(m->head, m->tail, e, next, prev);
 }
 
 /* ---- interface ---- */
@@ -574,19 +568,17 @@ static enum rc append(struct txn *t, struct access *a, enum access_type type)
             p->ids[nnew++] = x->owner;
         need &= ~ov;
     }
-    *e = (struct rcc_entry){.prev = m->tail, .next = NULL, .owner = t->id, .ts = p->ts,
-                            .cols = cols, .snap = NULL, .flags = 0};
+    DLIST_PUSH_BACK(m->head, m->tail, e, next, prev);
+    e->owner = t->id;
+    e->ts = p->ts;
+    e->cols = cols;
     if (type == ACC_READ) {
         e->flags = ENT_READ;
         e->snap = img; /* never written while the access is a read */
     } else {
         e->flags = ENT_OPEN | (type == ACC_DELETE ? ENT_DELETE : 0);
+        e->snap = NULL;
     }
-    if (m->tail)
-        m->tail->next = e;
-    else
-        m->head = e;
-    m->tail = e;
     unlatch(m);
     if (wait_start)
         wait_done(t, wait_start, type);

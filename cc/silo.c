@@ -36,8 +36,8 @@
 #include <time.h>
 
 #include "cc/txn.h"
+#include "config/config.h"
 #include "storage/topology.h"
-#include "storage/wait.h"
 #include "storage/shared_writes.h"
 
 const char cc_alg_name[] = "SILO";
@@ -49,7 +49,6 @@ const struct cc_net_rounds cc_net_rounds = {.prepare = true, .decides_in_commit 
 #define TID_LOCK ((uint64_t)1)
 #define TID_STEP ((uint64_t)2) /* one sequence number */
 #define EPOCH_SHIFT 40
-#define SILO_EPOCH_MS 40
 #define ACC_LOCKED 1          /* a->cc_flags: this attempt holds the row's lock bit */
 
 /* Row state: one 64-bit TID word in the row's metadata slot.
@@ -75,6 +74,7 @@ static inline _Atomic uint64_t *row_tid(struct row *r)
 {
     return &((struct silo_row *)(void *)r->cc)->tid;
 }
+static inline _Atomic uint64_t *acc_tid(const struct access *a) { return row_tid(a->row); }
 
 /* ---- Epochs ---- */
 
@@ -137,29 +137,8 @@ enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
 {
     if (occ_access_private(a, type)) /* upgrade or insert */
         return RC_OK;
-    struct row *r = a->row;
-    a->type = (uint8_t)type;
-    uint32_t size = r->table->schema.data_size;
-    a->data = txn_alloc(t, size);
-    _Atomic uint64_t *w = row_tid(r);
-    struct waiter wt = WAITER_LATCH;
-    uint64_t v;
-    for (;;) {
-        /* acquire: pairs with the release store of the TID in Phase 3 / cc_abort, so the
-         * copy sees at least the image that TID published */
-        v = atomic_load_explicit(w, memory_order_acquire);
-        if (!(v & TID_LOCK)) {
-            row_copy_relaxed(a->data, r, size);
-            /* acquire: pairs with the committer's release fence before its install, so
-             * a copy that saw any installed word sees the lock bit on the re-load */
-            atomic_thread_fence(memory_order_acquire);
-            /* relaxed: ordered after the copy by the fence above */
-            if (atomic_load_explicit(w, memory_order_relaxed) == v)
-                break;
-        }
-        wait_round(&wt);
-    }
-    a->cc_a = v;
+    /* the TID as it was over the whole copy (every bit stable) */
+    a->cc_a = occ_read(t, a, type, row_tid(a->row), TID_LOCK, ~(uint64_t)0);
     return RC_OK;
 }
 
@@ -214,25 +193,8 @@ enum rc cc_commit(struct txn *t)
     t->ts = tid;
     txn_net_decision(t); /* network model: write locks held till the commit arrives */
 
-    /* Phase 3: install. Release fence: pairs with a reader's acquire fence after its
-     * copy, so a reader that copied any word installed below sees our lock bit */
-    atomic_thread_fence(memory_order_release);
-    for (uint32_t i = 0; i < nw; i++)
-        row_install_written(ws[i]);
-    for (uint32_t i = 0; t->npublish && i < n; i++)
-        /* relaxed: the row is still private; the index insert of txn_publish (release)
-         * publishes it with its data */
-        if (t->acc[i].type == ACC_INSERT) {
-            SHW(SHW_ROW);
-            atomic_store_explicit(row_tid(t->acc[i].row), tid, memory_order_relaxed);
-        }
-    txn_publish(t);
-    for (uint32_t i = 0; i < nw; i++) {
-        /* release: unlocks and publishes the image; pairs with the acquire TID load of
-         * cc_access */
-        SHW(SHW_ROW);
-        atomic_store_explicit(row_tid(ws[i]->row), tid, memory_order_release);
-    }
+    /* Phase 3: install, publish, unlock with the new TID */
+    occ_install(t, ws, nw, acc_tid, tid, 0);
     return RC_OK;
 }
 
@@ -242,7 +204,7 @@ void cc_abort(struct txn *t)
         struct access *a = &t->acc[i];
         if (a->cc_flags & ACC_LOCKED) {
             /* release: unlocks with the unchanged TID; pairs with the acquire TID load
-             * of cc_access (nothing was installed, the image is the old one) */
+             * of occ_read (nothing was installed, the image is the old one) */
             SHW(SHW_ROW);
             atomic_store_explicit(row_tid(a->row), a->cc_a, memory_order_release);
             a->cc_flags &= (uint16_t)~ACC_LOCKED;

@@ -46,7 +46,6 @@
 
 #include "cc/ts_store.h"
 #include "cc/txn.h"
-#include "storage/wait.h"
 #include "storage/shared_writes.h"
 
 const char cc_alg_name[] = "TICTOC";
@@ -143,29 +142,8 @@ enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
     }
     if (occ_access_private(a, type)) /* upgrade or insert */
         return RC_OK;
-    struct row *r = a->row;
-    a->type = (uint8_t)type;
-    uint32_t size = r->table->schema.data_size;
-    a->data = txn_alloc(t, size);
-    _Atomic uint64_t *w = acc_word(a);
-    struct waiter wt = WAITER_LATCH;
-    uint64_t v;
-    for (;;) {
-        /* acquire: pairs with the release store of the word in Step 4 / cc_abort, so
-         * the copy sees at least the image that wts published */
-        uint64_t v1 = atomic_load_explicit(w, memory_order_acquire);
-        if (!(v1 & TS_LOCK)) {
-            row_copy_relaxed(a->data, r, size);
-            /* acquire: pairs with the committer's release fence before its install, so
-             * a copy that saw any installed word sees the lock bit on the re-load */
-            atomic_thread_fence(memory_order_acquire);
-            /* relaxed: ordered after the copy by the fence above; only rts may differ */
-            v = atomic_load_explicit(w, memory_order_relaxed);
-            if ((v & (TS_LOCK | WTS_MASK)) == w_wts(v1))
-                break;
-        }
-        wait_round(&wt);
-    }
+    /* wts stable over the copy; rts may have been extended meanwhile */
+    uint64_t v = occ_read(t, a, type, acc_word(a), TS_LOCK, TS_LOCK | WTS_MASK);
     a->cc_a = w_wts(v);
     a->cc_b = w_rts(v);
     return RC_OK;
@@ -283,26 +261,9 @@ enum rc cc_commit(struct txn *t)
             return RC_ABORT;
 
     txn_net_decision(t); /* network model: write locks held till the commit arrives */
-    /* Step 4: install. Release fence: pairs with a reader's acquire fence after its
-     * copy, so a reader that copied any word installed below sees our lock bit */
-    atomic_thread_fence(memory_order_release);
-    for (uint32_t i = 0; i < nw; i++)
-        row_install_written(ws[i]);
-    for (uint32_t i = 0; t->npublish && i < n; i++)
-        /* relaxed: the row is still private; the index insert of txn_publish (release)
-         * publishes it with its data */
-        if (t->acc[i].type == ACC_INSERT) {
-            SHW(SHW_ROW);
-            atomic_store_explicit(acc_word(&t->acc[i]), ts, memory_order_relaxed);
-        }
-    txn_publish(t);
-    for (uint32_t i = 0; i < nw; i++) {
-        /* release: wts = rts = ts, unlocked; publishes the image; pairs with the
-         * acquire load of cc_access */
-        SHW(SHW_ROW);
-        atomic_store_explicit(acc_word(ws[i]), ts, memory_order_release);
-        ws[i]->cc_flags |= TS_ACC_META;
-    }
+    /* Step 4: install, publish, unlock with wts = rts = ts (the word's metadata changed:
+     * TS_ACC_META) */
+    occ_install(t, ws, nw, acc_word, ts, TS_ACC_META);
     release_entries(t, false);
     return RC_OK;
 }
@@ -315,7 +276,7 @@ void cc_abort(struct txn *t)
             _Atomic uint64_t *w = acc_word(a);
             /* relaxed load: we hold the lock, nobody else writes the word. release
              * store: unlocks the unchanged version; pairs with the acquire load of
-             * cc_access (nothing was installed) */
+             * occ_read (nothing was installed) */
             uint64_t v = atomic_load_explicit(w, memory_order_relaxed);
             SHW(SHW_ROW);
             atomic_store_explicit(w, v & ~TS_LOCK, memory_order_release);

@@ -32,6 +32,7 @@
 
 #include "cc/ts_store.h"
 #include "cc/txn.h"
+#include "config/config.h"
 #include "storage/latch.h"
 #include "storage/wait.h"
 #include "storage/hash_mix.h"
@@ -42,7 +43,7 @@
 #define MIN_BUCKETS 256
 
 /* Bytes of the sketch (--sketch-kib; options.c finds the flag's target here, weakly). */
-size_t ts_sketch_bytes = 32 * 1024;
+size_t ts_sketch_bytes = (size_t)TS_SKETCH_KIB_DEFAULT * 1024;
 
 /* Sketch: SKETCH_D rows of `width` cells, each cell a pair of maxima (wts, rts). A key
  * hashes to one cell per row; folding a key raises each of its cells to the key's

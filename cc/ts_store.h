@@ -73,7 +73,6 @@ enum { TS_CTR_ACTIVATIONS, TS_CTR_INFLATED, TS_CTR_FALSE_ABORTS, TS_NCTRS };
 
 #if TS_STORE_SKETCH
 
-#define TS_STORE_NAME "sketch"
 /* The store's counter names, for the algorithm's cc_alg_counter_names. */
 #define TS_COUNTER_NAMES "sketch_activations", "sketch_inflated", "sketch_false_aborts"
 /* The shadow of the exact stamps (measurement only) in the row's metadata slot. */
@@ -101,7 +100,6 @@ void ts_store_json(FILE *f);
 
 #else
 
-#define TS_STORE_NAME "row"
 #define TS_COUNTER_NAMES NULL
 #define TS_ROW_META_BYTES sizeof(struct ts_entry)
 

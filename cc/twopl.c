@@ -111,10 +111,7 @@ void cc_fini(void)
 void cc_thread_init(struct txn *t)
 {
     struct tp_thread *p = mem_alloc_aligned(CACHE_LINE, sizeof(*p));
-    p->x.ts = 0;
-    p->x.id = 0;
-    p->x.thread = t->thread_id;
-    atomic_init(&p->x.state, LQ_RUNNING);
+    lq_txn_init(&p->x, t->thread_id);
     p->blk = POLICY == LQ_DL_DETECT ? mem_alloc((size_t)wf_capacity() * sizeof(uint64_t))
                                     : NULL;
     t->cc = p;

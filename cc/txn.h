@@ -30,6 +30,7 @@
 #include "storage/shared_writes.h"
 #include "storage/storage_model.h"
 #include "storage/table.h"
+#include "storage/wait.h"
 
 struct access {
     struct row *row;
@@ -226,18 +227,6 @@ static inline void row_copy_relaxed(unsigned char *dst, const struct row *r, uin
         d[i] = atomic_load_explicit(&src[i], memory_order_relaxed);
 }
 
-/* Installs a private image into the row with relaxed atomic word stores; the caller holds
- * the row's write lock and publishes with its own release store of the row's version. */
-static inline void row_install_relaxed(struct row *r, const unsigned char *img, uint32_t size)
-{
-    _Atomic uint64_t *dst = (_Atomic uint64_t *)(void *)r->data;
-    const uint64_t *s = (const uint64_t *)(const void *)img;
-    SHW(SHW_ROW); /* one per row installed */
-#pragma GCC unroll 4
-    for (uint32_t i = 0; i < size / 8; i++)
-        atomic_store_explicit(&dst[i], s[i], memory_order_relaxed);
-}
-
 /* The part of an optimistic algorithm's cc_access that needs no protocol: an upgrade
  * keeps the private copy (or the private insert); an insert is written in place, since
  * the row is invisible until commit. True when it handled the access. */
@@ -285,6 +274,86 @@ void txn_undo_in_place(struct txn *t);
 /* Publishes inserts (primary index) and deletes (deleted flag, index removal); called by
  * the algorithm inside cc_commit while it holds exclusive access to those rows. */
 void txn_publish(struct txn *t);
+
+/* ThreadSanitizer does not model fences; GCC says so (-Wtsan) where a fence is inlined
+ * from a helper, as from occ_read and occ_install, though not where a fence is written in
+ * the function that runs it. What these fences order are atomic words (the version word,
+ * the row's data words), so TSan sees no race with or without them. */
+#ifdef __SANITIZE_THREAD__
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wtsan"
+#endif
+
+/* The read of an optimistic algorithm's cc_access (after occ_access_private): sets a's
+ * type and takes a private copy of its row into a->data, copied while the row's version
+ * word *w is unlocked (no bit of `lock` set) and with the bits `stable` (the lock bit
+ * among them) unchanged across the copy; other bits (TicToc's rts delta) may move. Waits
+ * while the row is locked or changes under the copy. Returns the word as re-loaded after
+ * the copy. */
+static inline uint64_t occ_read(struct txn *t, struct access *a, enum access_type type,
+                                _Atomic uint64_t *w, uint64_t lock, uint64_t stable)
+{
+    struct row *r = a->row;
+    a->type = (uint8_t)type;
+    uint32_t size = r->table->schema.data_size;
+    a->data = txn_alloc(t, size);
+    struct waiter wt = WAITER_LATCH;
+    for (;;) {
+        /* acquire: pairs with the release store of the word in occ_install (or the
+         * committer's unlock at abort), so the copy sees at least the image that word
+         * published */
+        uint64_t v1 = atomic_load_explicit(w, memory_order_acquire);
+        if (!(v1 & lock)) {
+            row_copy_relaxed(a->data, r, size);
+            /* acquire: pairs with the committer's release fence before its install
+             * (occ_install), so a copy that saw any installed word sees the lock bit on
+             * the re-load */
+            atomic_thread_fence(memory_order_acquire);
+            /* relaxed: ordered after the copy by the fence above */
+            uint64_t v = atomic_load_explicit(w, memory_order_relaxed);
+            if (((v ^ v1) & stable) == 0)
+                return v;
+        }
+        wait_round(&wt);
+    }
+}
+
+/* The install phase of an optimistic algorithm's cc_commit, with the write set ws[0, nw)
+ * locked and validated: installs the written columns of each row of ws, stores v into the
+ * version word of each row the attempt inserted, publishes inserts and deletes
+ * (txn_publish), then stores v into the word of each row of ws (v has the lock bit clear:
+ * this unlocks it) and adds `flags` to its access's cc_flags. word(a): the version word
+ * of access a. */
+static inline void occ_install(struct txn *t, struct access **ws, uint32_t nw,
+                               _Atomic uint64_t *(*word)(const struct access *a), uint64_t v,
+                               uint16_t flags)
+{
+    uint32_t n = t->nacc;
+    /* release fence: pairs with a reader's acquire fence after its copy (occ_read), so a
+     * reader that copied any word installed below sees our lock bit */
+    atomic_thread_fence(memory_order_release);
+    for (uint32_t i = 0; i < nw; i++)
+        row_install_written(ws[i]);
+    for (uint32_t i = 0; t->npublish && i < n; i++)
+        /* relaxed: the row is still private; the index insert of txn_publish (release)
+         * publishes it with its data */
+        if (t->acc[i].type == ACC_INSERT) {
+            SHW(SHW_ROW);
+            atomic_store_explicit(word(&t->acc[i]), v, memory_order_relaxed);
+        }
+    txn_publish(t);
+    for (uint32_t i = 0; i < nw; i++) {
+        /* release: unlocks and publishes the image; pairs with the acquire load of the
+         * word in occ_read */
+        SHW(SHW_ROW);
+        atomic_store_explicit(word(ws[i]), v, memory_order_release);
+        ws[i]->cc_flags |= flags;
+    }
+}
+
+#ifdef __SANITIZE_THREAD__
+#pragma GCC diagnostic pop
+#endif
 
 /* Wait timing for algorithms: start = txn_timer_start(); ...; txn_wait_done(t, start). */
 static inline uint64_t txn_timer_start(void) { return STATS_TICKS(); }

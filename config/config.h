@@ -76,6 +76,24 @@
 #error "WF_SEARCH_MAX_EDGES must be at least 2 * MAX_THREADS (one node's edges)"
 #endif
 
+/* Silo (cc/silo.c): its epoch thread advances the global epoch every SILO_EPOCH_MS
+ * milliseconds (the paper's 40 ms). */
+#ifndef SILO_EPOCH_MS
+#define SILO_EPOCH_MS 40
+#endif
+#if SILO_EPOCH_MS < 1 || SILO_EPOCH_MS > 999
+#error "SILO_EPOCH_MS must be in [1, 999]"
+#endif
+
+/* KiB of the sketch timestamp store (cc/ts_sketch.c) when --sketch-kib is not given; a
+ * plain integer: --help shows it as written. */
+#ifndef TS_SKETCH_KIB_DEFAULT
+#define TS_SKETCH_KIB_DEFAULT 32
+#endif
+#if TS_SKETCH_KIB_DEFAULT < 1 || TS_SKETCH_KIB_DEFAULT > 1048576
+#error "TS_SKETCH_KIB_DEFAULT must be in [1, 1048576] (as --sketch-kib)"
+#endif
+
 #define CACHE_LINE 64
 
 #endif

@@ -6,16 +6,13 @@
 // takes the low bits; a hash_compare with the own index's mixer keeps packed composite keys
 // from piling into few buckets and makes the two indexes comparable.
 //
-// No exception crosses the extern "C" boundary: bad_alloc (or any other) prints one line
-// and exits with status 1. A row must be non-NULL (NULL is the "absent" answer of get).
+// No exception crosses the extern "C" boundary (storage/tbb_guard.hpp). A row must be
+// non-NULL (NULL is the "absent" answer of get).
 #include <cassert>
-#include <cstdio>
-#include <cstdlib>
-#include <exception>
-#include <new>
 
 #include <tbb/concurrent_hash_map.h>
 
+#include "storage/tbb_guard.hpp"
 extern "C" {
 #include "storage/hash_mix.h"
 #include "storage/index.h"
@@ -31,21 +28,6 @@ struct mixed_hash_compare {
 
 using map_t = tbb::concurrent_hash_map<uint64_t, row *, mixed_hash_compare>;
 
-template <typename F>
-auto guarded(const char *fn, F f) -> decltype(f())
-{
-    try {
-        return f();
-    } catch (const std::bad_alloc &) {
-        std::fprintf(stderr, "%s: out of memory\n", fn);
-    } catch (const std::exception &e) {
-        std::fprintf(stderr, "%s: %s\n", fn, e.what());
-    } catch (...) {
-        std::fprintf(stderr, "%s: unknown exception\n", fn);
-    }
-    std::exit(1);
-}
-
 } // namespace
 
 struct idx_hash {
@@ -57,7 +39,7 @@ extern "C" {
 
 struct idx_hash *idx_hash_create(size_t expected)
 {
-    return guarded(__func__, [&] { return new idx_hash(expected); });
+    return tbb_guarded(__func__, [&] { return new idx_hash(expected); });
 }
 
 void idx_hash_destroy(struct idx_hash *h)
@@ -70,12 +52,12 @@ bool idx_hash_insert(struct idx_hash *h, uint64_t key, struct row *row)
     assert(row != nullptr);
     // The map's bucket lock orders this insert before any find that sees it, so the
     // caller's writes to the row are published with it.
-    return guarded(__func__, [&] { return h->map.insert(map_t::value_type(key, row)); });
+    return tbb_guarded(__func__, [&] { return h->map.insert(map_t::value_type(key, row)); });
 }
 
 struct row *idx_hash_get(struct idx_hash *h, uint64_t key)
 {
-    return guarded(__func__, [&]() -> row * {
+    return tbb_guarded(__func__, [&]() -> row * {
         map_t::const_accessor acc; // read lock on the element until acc goes out of scope
         return h->map.find(acc, key) ? acc->second : nullptr;
     });
@@ -83,7 +65,7 @@ struct row *idx_hash_get(struct idx_hash *h, uint64_t key)
 
 bool idx_hash_remove(struct idx_hash *h, uint64_t key)
 {
-    return guarded(__func__, [&] { return h->map.erase(key); });
+    return tbb_guarded(__func__, [&] { return h->map.erase(key); });
 }
 
 size_t idx_hash_size(struct idx_hash *h)

@@ -22,18 +22,14 @@
 // linear in the entries of [lo, hi] even when the visitor stops at the first one: callers
 // should keep descending ranges tight (e.g. one customer's orders).
 //
-// No exception crosses the extern "C" boundary: bad_alloc (or any other) prints one line
-// and exits with status 1.
+// No exception crosses the extern "C" boundary (storage/tbb_guard.hpp).
 #include <atomic>
 #include <cassert>
-#include <cstdio>
-#include <cstdlib>
-#include <exception>
-#include <new>
 #include <vector>
 
 #include <tbb/concurrent_map.h>
 
+#include "storage/tbb_guard.hpp"
 extern "C" {
 #include "storage/index.h"
 }
@@ -41,21 +37,6 @@ extern "C" {
 namespace {
 
 using map_t = tbb::concurrent_map<uint64_t, std::atomic<row *>>;
-
-template <typename F>
-auto guarded(const char *fn, F f) -> decltype(f())
-{
-    try {
-        return f();
-    } catch (const std::bad_alloc &) {
-        std::fprintf(stderr, "%s: out of memory\n", fn);
-    } catch (const std::exception &e) {
-        std::fprintf(stderr, "%s: %s\n", fn, e.what());
-    } catch (...) {
-        std::fprintf(stderr, "%s: unknown exception\n", fn);
-    }
-    std::exit(1);
-}
 
 // acquire: pairs with the release CAS in idx_ordered_insert, so the caller sees the
 // writes made to the row before it was inserted.
@@ -75,7 +56,7 @@ extern "C" {
 
 struct idx_ordered *idx_ordered_create(void)
 {
-    return guarded(__func__, [] { return new idx_ordered(); });
+    return tbb_guarded(__func__, [] { return new idx_ordered(); });
 }
 
 void idx_ordered_destroy(struct idx_ordered *o)
@@ -86,7 +67,7 @@ void idx_ordered_destroy(struct idx_ordered *o)
 bool idx_ordered_insert(struct idx_ordered *o, uint64_t key, struct row *row)
 {
     assert(row != nullptr); // invariant 2
-    return guarded(__func__, [&] {
+    return tbb_guarded(__func__, [&] {
         map_t::iterator it = o->map.find(key);
         if (it == o->map.end()) {
             // The skip list's insert publishes the node with the row in it (its own
@@ -111,7 +92,7 @@ bool idx_ordered_insert(struct idx_ordered *o, uint64_t key, struct row *row)
 
 struct row *idx_ordered_get(struct idx_ordered *o, uint64_t key)
 {
-    return guarded(__func__, [&]() -> row * {
+    return tbb_guarded(__func__, [&]() -> row * {
         map_t::iterator it = o->map.find(key);
         return it == o->map.end() ? nullptr : load_row(*it);
     });
@@ -119,7 +100,7 @@ struct row *idx_ordered_get(struct idx_ordered *o, uint64_t key)
 
 bool idx_ordered_remove(struct idx_ordered *o, uint64_t key)
 {
-    return guarded(__func__, [&] {
+    return tbb_guarded(__func__, [&] {
         map_t::iterator it = o->map.find(key);
         if (it == o->map.end())
             return false;
@@ -140,7 +121,7 @@ size_t idx_ordered_size(struct idx_ordered *o)
 size_t idx_ordered_scan(struct idx_ordered *o, uint64_t lo, uint64_t hi, idx_visit_fn fn,
                         void *arg)
 {
-    return guarded(__func__, [&] {
+    return tbb_guarded(__func__, [&] {
         size_t visited = 0;
         for (map_t::iterator it = o->map.lower_bound(lo); it != o->map.end() && it->first <= hi;
              ++it) {
@@ -158,7 +139,7 @@ size_t idx_ordered_scan(struct idx_ordered *o, uint64_t lo, uint64_t hi, idx_vis
 size_t idx_ordered_scan_desc(struct idx_ordered *o, uint64_t lo, uint64_t hi, idx_visit_fn fn,
                              void *arg)
 {
-    return guarded(__func__, [&] {
+    return tbb_guarded(__func__, [&] {
         // Entries of [lo, hi] in ascending order; valid until destroy (invariant 1).
         std::vector<map_t::value_type *> entries;
         for (map_t::iterator it = o->map.lower_bound(lo); it != o->map.end() && it->first <= hi;

@@ -23,8 +23,6 @@ static void *mallocx(size_t size, size_t align)
 #else
 #include <jemalloc/jemalloc.h>
 #endif
-#include <stdio.h>
-#include <stdlib.h>
 
 static int numa_nodes = 1;
 /* mem_init's node set: where shared regions are interleaved (0: over all nodes). */
@@ -93,17 +91,22 @@ void *mem_realloc(void *p, size_t size)
 
 void mem_free(void *p) { free(p); }
 
+/* Shared regions are whole base pages, page aligned (the unit of NUMA placement). */
+#define PAGE_BYTES ((size_t)4096)
 /* Shared regions at least this large ask for transparent huge pages. */
 #define HUGE_PAGE_BYTES ((size_t)2 << 20)
 
+/* n rounded up to whole pages. */
+static inline size_t page_round_up(size_t n) { return (n + PAGE_BYTES - 1) & ~(PAGE_BYTES - 1); }
+
 void *mem_alloc_shared_on(size_t size, int node)
 {
-    size = (size + 4095) & ~(size_t)4095;
+    size = page_round_up(size);
     /* MALLOCX_ZERO on a large size maps fresh zero pages without touching them, so the
      * policy set next still decides where each page lands on first touch: on `node`, or
      * interleaved over the nodes the run's threads are pinned to (all nodes when they are
      * not pinned). */
-    void *p = mallocx(size, MALLOCX_ALIGN(4096) | MALLOCX_ZERO);
+    void *p = mallocx(size, MALLOCX_ALIGN(PAGE_BYTES) | MALLOCX_ZERO);
     if (!p)
         mem_die_oom("mem_alloc_shared", size);
     if (numa_nodes > 1 && node >= 0 && node <= numa_max_node()) {

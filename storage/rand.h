@@ -16,9 +16,15 @@ static inline uint64_t splitmix64(uint64_t *x)
     return hash_mix(*x += HASH_GOLDEN);
 }
 
+/* rng_seed's multipliers: seed and stream spread over the 64 bits before they are mixed
+ * (the FNV-1a 64-bit prime for the seed, an odd 64-bit constant for the stream). */
+#define RNG_SEED_MUL 0x100000001B3ull
+#define RNG_STREAM_MUL 0xD6E8FEB86659FD93ull
+
+/* State for stream `stream` of seed `seed` (streams: threads, loaders). */
 static inline void rng_seed(struct rng *r, uint64_t seed, uint64_t stream)
 {
-    uint64_t x = seed * 0x100000001B3ull ^ (stream + 1) * 0xD6E8FEB86659FD93ull;
+    uint64_t x = seed * RNG_SEED_MUL ^ (stream + 1) * RNG_STREAM_MUL;
     for (int i = 0; i < 4; i++)
         r->s[i] = splitmix64(&x);
 }

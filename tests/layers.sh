@@ -39,7 +39,7 @@ while IFS= read -r -d '' f; do
     done < <(grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$f" |
         sed 's/^\([0-9]*\):[^"]*"\([^"]*\)".*/\1:\2/')
 done < <(find "$root/config" "$root/storage" "$root/cc" "$root/benchmarks" -type f \
-    \( -name '*.c' -o -name '*.h' -o -name '*.cpp' \) -print0 2>/dev/null)
+    \( -name '*.c' -o -name '*.h' -o -name '*.cpp' -o -name '*.hpp' \) -print0 2>/dev/null)
 if [ "$checked" = 0 ]; then
     echo "layers: no sources found under $root" >&2
     exit 2

@@ -4,10 +4,19 @@
  * the commit-time lock order, history records, sticky abort, and log-area chunk growth. */
 #include <string.h>
 
+#include "benchmarks/workload.h"
 #include "cc/txn.h"
 #include "storage/index.h"
 #include "storage/mem.h"
 #include "tests/unit/check.h"
+
+/* Column a of a new row: its key. */
+static void fill_key(struct row *r, void *arg)
+{
+    (void)arg;
+    int64_t v = (int64_t)r->key;
+    memcpy(col_ptr(&r->table->schema, r->data, 0), &v, 8);
+}
 
 static struct table *make_table(bool verify, uint64_t nrows)
 {
@@ -17,13 +26,7 @@ static struct table *make_table(bool verify, uint64_t nrows)
     schema_add(&s, "b", COL_CHAR, 20);
     schema_seal(&s);
     struct table *t = table_create("t", &s, nrows, true);
-    for (uint64_t k = 0; k < nrows; k++) {
-        struct row *r = table_new_row(t, k);
-        cc_row_init(r);
-        int64_t v = (int64_t)k;
-        memcpy(col_ptr(&t->schema, r->data, 0), &v, 8);
-        idx_hash_insert(t->primary, k, r);
-    }
+    load_rows(t, NULL, 0, nrows, fill_key, NULL);
     return t;
 }
 

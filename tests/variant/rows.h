@@ -1,13 +1,16 @@
 /* Shared by the variant tests: a table `tab` of rows 0..n-1 with two INT64 columns (a, b),
- * in its primary hash index, and the access helpers the cases use. */
+ * in its primary hash index, the access helpers the cases use, and a request run on a
+ * thread of its own (struct bg: an access that must wait while the case goes on). */
 #ifndef TESTS_VARIANT_ROWS_H
 #define TESTS_VARIANT_ROWS_H
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <time.h>
 
+#include "benchmarks/workload.h"
 #include "cc/txn.h"
-#include "storage/index.h"
 
 static struct table *tab;
 
@@ -20,11 +23,7 @@ static inline struct table *make_table(uint64_t nrows, bool verify)
     schema_add(&s, "b", COL_INT64, 8);
     schema_seal(&s);
     struct table *t = table_create("t", &s, nrows, true);
-    for (uint64_t k = 0; k < nrows; k++) {
-        struct row *r = table_new_row(t, k);
-        cc_row_init(r);
-        idx_hash_insert(t->primary, k, r);
-    }
+    load_rows(t, NULL, 0, nrows, NULL, NULL);
     return t;
 }
 
@@ -59,6 +58,17 @@ static inline enum rc rd(struct txn *t, uint64_t k, int64_t *v)
     return RC_OK;
 }
 
+/* Ends t's attempt: commits it, or (commit false) aborts it as its user would. False if
+ * that did not go as asked. */
+static inline bool decide(struct txn *t, bool commit)
+{
+    if (commit)
+        return txn_commit(t) == RC_OK;
+    bool ok = txn_user_abort(t) == RC_ABORT;
+    txn_abort(t);
+    return ok;
+}
+
 /* The algorithm's counter `name` of t (cc_alg_counter_names). */
 static inline uint64_t counter(struct txn *t, const char *name)
 {
@@ -73,5 +83,41 @@ static inline void sleep_ms(long ms)
     struct timespec ts = {ms / 1000, (ms % 1000) * 1000000};
     nanosleep(&ts, NULL);
 }
+
+/* A request on a thread of its own: bg_start(&b, bg_read or bg_add) runs it on t for row
+ * key; `done` says it returned (a case checks it is still waiting), with rc and, for a
+ * read, the value seen; bg_join waits for it. */
+struct bg {
+    struct txn *t;
+    uint64_t key;
+    int64_t seen;
+    enum rc rc;
+    atomic_int done;
+    pthread_t thread;
+};
+
+/* rd of row key into seen. */
+static inline void *bg_read(void *arg)
+{
+    struct bg *b = arg;
+    b->rc = rd(b->t, b->key, &b->seen);
+    atomic_store(&b->done, 1);
+    return NULL;
+}
+
+/* add 1 to row key. */
+static inline void *bg_add(void *arg)
+{
+    struct bg *b = arg;
+    b->rc = add(b->t, b->key, 1);
+    atomic_store(&b->done, 1);
+    return NULL;
+}
+
+static inline void bg_start(struct bg *b, void *(*fn)(void *))
+{
+    pthread_create(&b->thread, NULL, fn, b);
+}
+static inline void bg_join(struct bg *b) { pthread_join(b->thread, NULL); }
 
 #endif

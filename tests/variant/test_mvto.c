@@ -14,7 +14,6 @@
  * (T2) in between (harmless with the row store); approx_head_read_aborts (sketch only)
  * shows the approximate-head rule: with a tiny sketch, a reader older than the bound of
  * an inactive key's newest version aborts rather than read an older chain version. */
-#include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <time.h>
@@ -81,30 +80,6 @@ static void write_after_later_read_aborts(void)
     CHECK(committed(2) == before + 1);
 }
 
-struct bg {
-    struct txn *t;
-    uint64_t key;
-    int64_t seen;
-    enum rc rc;
-    atomic_int done;
-};
-
-static void *bg_read(void *arg)
-{
-    struct bg *b = arg;
-    b->rc = rd(b->t, b->key, &b->seen);
-    atomic_store(&b->done, 1);
-    return NULL;
-}
-
-static void *bg_add(void *arg)
-{
-    struct bg *b = arg;
-    b->rc = add(b->t, b->key, 1);
-    atomic_store(&b->done, 1);
-    return NULL;
-}
-
 /* T2 begins, then T0, then T1. T0 writes row 3 (pending). T2 (older than the pending
  * version) reads the committed version at once; T1 (younger) must see T0's outcome, so
  * it waits: after T0's commit it sees T0's value, after T0's abort the value before. */
@@ -121,17 +96,11 @@ static void read_waits_for_older_pending_write(void)
         CHECK(seen == before);
         CHECK(txn_commit(T[2]) == RC_OK);
         struct bg b = {.t = T[1], .key = 3};
-        pthread_t p;
-        pthread_create(&p, NULL, bg_read, &b);
+        bg_start(&b, bg_read);
         sleep_ms(50);
         CHECK(!atomic_load(&b.done)); /* blocked behind T0's pending version */
-        if (commit) {
-            CHECK(txn_commit(T[0]) == RC_OK);
-        } else {
-            CHECK(txn_user_abort(T[0]) == RC_ABORT);
-            txn_abort(T[0]);
-        }
-        pthread_join(p, NULL);
+        CHECK(decide(T[0], commit));
+        bg_join(&b);
         CHECK(b.rc == RC_OK);
         CHECK(b.seen == before + (commit ? 10 : 0));
         CHECK(txn_commit(T[1]) == RC_OK);
@@ -148,12 +117,11 @@ static void writer_waits_for_older_writer(void)
     txn_begin(T[1], false);
     CHECK(add(T[0], 4, 1) == RC_OK);
     struct bg b = {.t = T[1], .key = 4};
-    pthread_t p;
-    pthread_create(&p, NULL, bg_add, &b);
+    bg_start(&b, bg_add);
     sleep_ms(50);
     CHECK(!atomic_load(&b.done));
     CHECK(txn_commit(T[0]) == RC_OK);
-    pthread_join(p, NULL);
+    bg_join(&b);
     CHECK(b.rc == RC_OK);
     CHECK(txn_commit(T[1]) == RC_OK);
     CHECK(committed(4) == before + 2);

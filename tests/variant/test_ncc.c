@@ -85,22 +85,6 @@ static void reads_not_delayed(void)
     CHECK_EQ_U(counter(T[0], "response_delayed"), delayed);
 }
 
-struct bg {
-    struct txn *t;
-    uint64_t key;
-    int64_t seen;
-    enum rc rc;
-    atomic_int done;
-};
-
-static void *bg_read(void *arg)
-{
-    struct bg *b = arg;
-    b->rc = rd(b->t, b->key, &b->seen);
-    atomic_store(&b->done, 1);
-    return NULL;
-}
-
 /* A read of an undecided write waits (response timing control) until the writer's
  * commit arrives and then sees its value; after an abort it is re-executed on the
  * version before. */
@@ -114,30 +98,16 @@ static void read_waits_for_decision(void)
         sleep_ms(1);
         txn_begin(T[1], false);
         struct bg b = {.t = T[1], .key = 5};
-        pthread_t p;
-        pthread_create(&p, NULL, bg_read, &b);
+        bg_start(&b, bg_read);
         sleep_ms(50);
         CHECK(!atomic_load(&b.done)); /* its response is held back */
-        if (commit) {
-            CHECK(txn_commit(T[0]) == RC_OK);
-        } else {
-            CHECK(txn_user_abort(T[0]) == RC_ABORT);
-            txn_abort(T[0]);
-        }
-        pthread_join(p, NULL);
+        CHECK(decide(T[0], commit));
+        bg_join(&b);
         CHECK(b.rc == RC_OK);
         CHECK(b.seen == before + (commit ? 10 : 0));
         CHECK(txn_commit(T[1]) == RC_OK);
         CHECK_EQ_U(counter(T[1], "response_delayed"), delayed + 1);
     }
-}
-
-static void *bg_add(void *arg)
-{
-    struct bg *b = arg;
-    b->rc = add(b->t, b->key, 1);
-    atomic_store(&b->done, 1);
-    return NULL;
 }
 
 /* Smart retry fails when a version with tw <= t' was created after a read: T0 (oldest)
@@ -155,15 +125,14 @@ static void smart_retry_fails(void)
     CHECK(txn_commit(T[1]) == RC_OK);
     CHECK(rd(T[0], 7, NULL) == RC_OK);
     struct bg b = {.t = T[2], .key = 7};
-    pthread_t p;
-    pthread_create(&p, NULL, bg_add, &b);
+    bg_start(&b, bg_add);
     sleep_ms(50);
     CHECK(!atomic_load(&b.done)); /* behind T0's undecided read */
     CHECK(add(T[0], 6, 1) == RC_OK);
     CHECK(txn_commit(T[0]) == RC_ABORT);
     CHECK(txn_abort_reason(T[0]) == AR_SAFEGUARD);
     txn_abort(T[0]);
-    pthread_join(p, NULL);
+    bg_join(&b);
     CHECK(b.rc == RC_OK);
     CHECK(txn_commit(T[2]) == RC_OK);
 }
@@ -181,12 +150,11 @@ static void rmw_at_server(void)
     uint64_t first = counter(T[0], "safeguard_first_try");
     CHECK(add(T[0], 12, 5) == RC_OK);
     struct bg b = {.t = T[1], .key = 12};
-    pthread_t p;
-    pthread_create(&p, NULL, bg_read, &b);
+    bg_start(&b, bg_read);
     sleep_ms(50);
     CHECK(!atomic_load(&b.done));
     CHECK(txn_commit(T[0]) == RC_OK);
-    pthread_join(p, NULL);
+    bg_join(&b);
     CHECK(b.rc == RC_OK && b.seen == 5);
     CHECK(txn_commit(T[1]) == RC_OK);
     CHECK_EQ_U(counter(T[0], "safeguard_first_try"), first + 1);
@@ -209,9 +177,8 @@ static void recovery_commits(void)
     sleep_ms(1);
     txn_begin(T[1], false);
     struct bg b = {.t = T[1], .key = 13};
-    pthread_t p;
-    pthread_create(&p, NULL, bg_read, &b);
-    pthread_join(p, NULL);
+    bg_start(&b, bg_read);
+    bg_join(&b);
     double waited = (double)(clock_ticks() - t0) / clock_ticks_per_s;
     CHECK(b.rc == RC_OK && b.seen == 3);
     CHECK(waited >= 0.09);
@@ -238,12 +205,11 @@ static void fork_is_another_attempt(void)
     sleep_ms(1);
     txn_begin(y, false);
     struct bg b = {.t = y, .key = 15};
-    pthread_t p;
-    pthread_create(&p, NULL, bg_read, &b);
+    bg_start(&b, bg_read);
     sleep_ms(50);
     CHECK(!atomic_load(&b.done)); /* not released as if it were its own */
     CHECK(txn_commit(x) == RC_OK); /* the backup decides */
-    pthread_join(p, NULL);
+    bg_join(&b);
     CHECK(b.rc == RC_OK && b.seen == 4);
     CHECK(txn_commit(y) == RC_OK);
     cc_thread_fini(x);
