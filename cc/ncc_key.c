@@ -7,6 +7,7 @@
  * under the key's latch, which it releases before it returns.
  */
 #include "cc/ncc_key.h"
+#include "storage/dlist.h"
 #include "storage/latch.h"
 #include "storage/wait.h"
 
@@ -43,26 +44,13 @@ static inline uint64_t ts_after(uint64_t tr, uint64_t ts, bool own)
 
 static void q_append(struct ncc_row *k, struct ncc_entry *e)
 {
-    e->next = NULL;
-    e->prev = k->tail;
-    if (k->tail)
-        k->tail->next = e;
-    else
-        k->head = e;
-    k->tail = e;
+    DLIST_PUSH_BACK(k->head, k->tail, e, next, prev);
     e->linked = 1;
 }
 
 static void q_unlink(struct ncc_row *k, struct ncc_entry *e)
 {
-    if (e->prev)
-        e->prev->next = e->next;
-    else
-        k->head = e->next;
-    if (e->next)
-        e->next->prev = e->prev;
-    else
-        k->tail = e->prev;
+    DLIST_UNLINK(k->head, k->tail, e, next, prev);
     e->linked = 0;
 }
 
