@@ -313,11 +313,14 @@ static void config_json(FILE *f, const struct report_in *in)
     fprintf(f, "\"config\":{\"compile\":{\"variant\":\"%s\",\"algorithm\":\"%s\","
                "\"variant_flags\":\"%s\",\"cc_meta_size\":%d,\"max_threads\":%d,"
                "\"index\":\"%s\",\"stats\":%d,\"arena_chunk_bytes\":%d,\"wait_spin_ns\":%d,"
-               "\"wait_park_spin_ns\":%d,\"wait_park_ns\":%d,\"wait_sleep_ns\":%d},"
+               "\"wait_park_spin_ns\":%d,\"wait_park_ns\":%d,\"wait_sleep_ns\":%d,"
+               "\"max_columns\":%d,\"wf_search_max_edges\":%d,\"silo_epoch_ms\":%d,"
+               "\"ts_sketch_kib_default\":%d,\"cache_line\":%d},"
                "\"run\":{",
             build_variant, cc_alg_name, build_variant_flags, CC_META_SIZE, MAX_THREADS,
             idx_hash_kind(), STATS_ENABLED, ARENA_CHUNK_BYTES, WAIT_SPIN_NS, WAIT_PARK_SPIN_NS,
-            WAIT_PARK_NS, WAIT_SLEEP_NS);
+            WAIT_PARK_NS, WAIT_SLEEP_NS, MAX_COLUMNS, WF_SEARCH_MAX_EDGES, SILO_EPOCH_MS,
+            TS_SKETCH_KIB_DEFAULT, CACHE_LINE);
     options_json(in->o, f);
     fputs("}},", f);
 }

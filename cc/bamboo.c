@@ -33,8 +33,9 @@
  * every wait (lock, pre-commit) and at its next access or commit.
  *
  * State: row->cc is a struct lq_rlock. a->cc_a: the access's struct lq_req (arena).
- * t->cc: struct bb_thread (its struct lq_txn). Timestamps: a global counter taken at
- * begin, kept across the retries of a query. The hint is a promise: a transaction must
+ * t->cc: struct bb_thread (its struct lq_txn). Timestamps: txn_priority_ts
+ * (cc/txn.h: the time-stamp counter and the thread id, no shared counter) taken at begin,
+ * kept across the retries of a query. The hint is a promise: a transaction must
  * not access a row again after txn_last_access on it.
  */
 #include <stdint.h>

@@ -264,7 +264,8 @@ void cc_ts_unfold(struct ts_entry *e, uint64_t wts, uint64_t rts)
     atomic_store_explicit(&e->w[2], rts, memory_order_relaxed);
 }
 
-/* Latches the entry; returns word 0 without the latch (APPROX and the pending ts). */
+/* A new version node holding a copy of img, stamped (wts, rts); counted in the thread's
+ * versions_created. */
 static struct mvto_ver *node_new(struct txn *t, uint32_t size, uint64_t wts, uint64_t rts,
                                  const unsigned char *img)
 {

@@ -70,7 +70,7 @@ const char *const cc_alg_counter_names[CC_ALG_COUNTERS] = {TS_COUNTER_NAMES};
 const bool cc_alg_ts_on_storage = !TS_STORE_SKETCH;
 
 #define ACC_CLAIMED 2 /* a->cc_flags: this attempt is the key's pending writer (besides
-                       * the store's TS_ACC_HELD and TS_TS_ACC_META, cc/ts_store.h) */
+                       * the store's TS_ACC_HELD and TS_ACC_META, cc/ts_store.h) */
 
 _Static_assert(TS_ROW_META_BYTES <= CC_META_SIZE, "sto: CC_META_SIZE too small");
 

@@ -59,7 +59,7 @@ const struct cc_net_rounds cc_net_rounds = {.prepare = true, .decides_in_commit 
 #define DELTA_MAX ((uint64_t)0x7fff)
 #define WTS_MASK (((uint64_t)1 << DELTA_SHIFT) - 1)
 #define ACC_LOCKED 1          /* a->cc_flags: this attempt holds the row's lock bit (besides
-                               * the store's TS_TS_ACC_HELD and TS_TS_ACC_META, cc/ts_store.h) */
+                               * the store's TS_ACC_HELD and TS_ACC_META, cc/ts_store.h) */
 
 const char *const cc_alg_counter_names[CC_ALG_COUNTERS] = {TS_COUNTER_NAMES};
 /* The storage model (storage/storage_model.h): with the row store the timestamps are

@@ -24,8 +24,9 @@
  * lq_req, in the arena (it lives until the next txn_begin, past every release). t->cc:
  * struct tp_thread: the thread's struct lq_txn (timestamp, attempt id, wound state) and
  * the DL_DETECT edge buffer.
- * Timestamps (WAIT_DIE, WOUND_WAIT): a global counter taken at begin, kept across the
- * retries of a query, so it eventually becomes the oldest and wins.
+ * Timestamps (WAIT_DIE, WOUND_WAIT): txn_priority_ts (cc/txn.h: the time-stamp counter
+ * and the thread id, no shared counter) taken at begin, kept across the retries of a
+ * query, so it eventually becomes the oldest and wins.
  * Lock order: row locks are taken in access order (no global order) and held to the end,
  * so a transaction waits for a lock while it holds others; the policy keeps that free of
  * deadlocks (NO_WAIT never waits; WAIT_DIE and WOUND_WAIT wait only one way in timestamp
