@@ -218,7 +218,7 @@ static inline uint64_t lq_latch(struct lq_lock *l)
 static inline void lq_unlatch(struct lq_lock *l, uint64_t w)
 {
     SHW(SHW_ROW);
-    latch_bit_release(&l->word, LQ_LATCH, w);
+    latch_bit_release(&l->word, w);
     wait_wake_flush(); /* grants, wounds and cascades made under the latch */
 }
 

@@ -190,7 +190,7 @@ static inline uint64_t ts_latch(struct ts_entry *e)
 static inline void ts_unlatch(struct ts_entry *e, uint64_t v)
 {
     SHW(SHW_ROW);
-    latch_bit_release(&e->w[0], TS_LATCH, v);
+    latch_bit_release(&e->w[0], v & ~TS_LATCH);
 }
 
 static inline uint64_t ts_get(const struct ts_entry *e, int i)

@@ -5,7 +5,7 @@
  *   - a bit latch: one bit of an _Atomic uint64_t whose other bits belong to the caller
  *     (the lock queue's word, a timestamp entry's w[0]); latch_bit_acquire returns the
  *     word as it was (the bit clear), latch_bit_release stores the caller's new word
- *     with the bit clear, so the latch and the fields it shares a word with change in
+ *     (the bit clear), so the latch and the fields it shares a word with change in
  *     one store.
  *
  * Memory ordering: acquire is a CAS with memory_order_acquire, release a store with
@@ -62,11 +62,13 @@ static inline uint64_t latch_bit_acquire(_Atomic uint64_t *w, uint64_t bit)
     return latch_bit_wait(w, bit);
 }
 
-/* Ends the critical section by storing v, with `bit` cleared, as the new *w. */
-static inline void latch_bit_release(_Atomic uint64_t *w, uint64_t bit, uint64_t v)
+/* Ends the critical section by storing v, whose latch bit the caller has cleared, as the
+ * new *w (the bit is not masked here: the lock queue's words are built clear, so a mask
+ * would cost an instruction per release on the 2PL path). */
+static inline void latch_bit_release(_Atomic uint64_t *w, uint64_t v)
 {
     /* release: pairs with the acquire CAS of the next holder */
-    atomic_store_explicit(w, v & ~bit, memory_order_release);
+    atomic_store_explicit(w, v, memory_order_release);
 }
 
 #endif
