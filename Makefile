@@ -122,7 +122,7 @@ $(4)/rundb-$(3): $$(OBJS_$(1)_$(3)) benchmarks/build_info.c $(B)/git-rev
 	$(Q)$(CC) $(COMMON_CFLAGS) $(FLAVOR_CFLAGS_$(1)) -DBUILD_VARIANT='"$(3)"' \
 		-DBUILD_VARIANT_FLAGS='"$(strip $(call variant_flags,$(2)) $(5))"' -DBUILD_GIT_REV='"$(GIT_REV)"' \
 		-c benchmarks/build_info.c -o $(B)/$(1)/obj/$(3)/build_info.o
-	$(Q)$(CC) $(FLAVOR_CFLAGS_$(1)) -pthread $$(OBJS_$(1)_$(3)) $(B)/$(1)/obj/$(3)/build_info.o \
+	$(Q)$(CC) $(FLAVOR_CFLAGS_$(1)) -pthread -rdynamic $$(OBJS_$(1)_$(3)) $(B)/$(1)/obj/$(3)/build_info.o \
 		-o $$@.tmp $(FLAVOR_LIBS_$(1)) $(LIBS) && mv $$@.tmp $$@
 -include $(patsubst %,$(B)/$(1)/obj/$(3)/%.d,$(call variant_srcs,$(2)))
 endef

@@ -54,6 +54,8 @@ static void fill_balance(struct row *row, void *arg)
     memcpy(col_ptr(&accounts->schema, row->data, col_balance), &b, sizeof(b));
 }
 
+static uint64_t bank_rows_to_load(const struct options *o) { return o->accounts; }
+
 static void load_part(int i, void *arg)
 {
     const struct options *o = arg;
@@ -222,6 +224,7 @@ const struct workload bank_workload = {
     .ntypes = 2,
     .type_names = {"transfer", "audit"},
     .load = bank_load,
+    .rows_to_load = bank_rows_to_load,
     .query_size = bank_query_size,
     .gen_query = bank_gen,
     .query_type = bank_type,

@@ -26,6 +26,7 @@
 #include <time.h>
 
 #include "benchmarks/arrivals.h"
+#include "benchmarks/deadline.h"
 #include "benchmarks/progress.h"
 #include "benchmarks/sampler.h"
 #include "storage/clock.h"
@@ -138,6 +139,10 @@ __attribute__((noinline)) bool driver_run_query(struct worker *wk, struct txn **
             break;
         txn_abort(t);
         wk->types[type].aborts++;
+        /* relaxed: see struct sampler_feed; this thread is the only writer */
+        atomic_store_explicit(&wk->feed.aborted,
+                              atomic_load_explicit(&wk->feed.aborted, memory_order_relaxed) + 1,
+                              memory_order_relaxed);
         if (txn_abort_reason(t) == AR_USER) { /* a rollback is the query's outcome */
             wk->types[type].rollbacks++;
             uint64_t decided = txn_decided_at(t); /* network model: the client knew then */
@@ -174,6 +179,8 @@ static void *worker_main(void *arg)
     topo_pin_self(wk->id); /* before anything it allocates is touched */
     mem_thread_init();
     wait_register(wk->id, &wk->feed.wait);
+    deadline_enter("worker", wk->id);
+    deadline_phase("generate");
     /* waiters sleep in short slices (storage/wait.h): keep the kernel's timer slack small */
     prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
     if (sm_on) /* the storage model's sleeps are shorter still */
@@ -203,11 +210,13 @@ static void *worker_main(void *arg)
     uint64_t due = 0; /* arrivals in the measured window, counted once each (count_due) */
 
     atomic_fetch_add(&ready, 1);
+    deadline_phase("ready");
     struct waiter wt = WAITER(WAIT_BLIND);
     while (atomic_load_explicit(&phase, memory_order_acquire) == PH_GENERATE)
         wait_round(&wt);
 
     bool measuring = false;
+    deadline_phase("run");
     if (open)
         arrivals_init(&ar, o->rate / o->threads, clock_ticks(), &arng);
     for (uint64_t qi = 0;; qi = qi + 1 == nq ? 0 : qi + 1) {
@@ -264,6 +273,7 @@ static void *worker_main(void *arg)
     /* release: the main thread joins after seeing it (acquire); it reads the worker's
      * results only after the join */
     atomic_store_explicit(&wk->feed.exited, true, memory_order_release);
+    deadline_phase("exit"); /* the main thread's stall watchdog no longer waits for it */
     shw_take(wk->shw);
     wk->st = wk->st_prev;
     txn_stats_add(&wk->st, txn_stats(t));
@@ -275,6 +285,7 @@ static void *worker_main(void *arg)
     cc_thread_fini(t);
     txn_destroy(t);
     mem_free(queries);
+    deadline_leave();
     return NULL;
 }
 
@@ -341,6 +352,7 @@ void driver_run(const struct workload *w, const struct options *o, struct run_re
         exit(2);
     }
     atomic_store(&ready, 0);
+    deadline_phase("generate");
     progress_phase("generate", "queries", (uint64_t)n * o->queries_per_thread);
     for (int i = 0; i < n; i++) {
         wk[i].id = i;
@@ -364,12 +376,14 @@ void driver_run(const struct workload *w, const struct options *o, struct run_re
                   : 0;
     /* release: workers start after seeing the phase change (acquire) */
     atomic_store_explicit(&phase, PH_WARMUP, memory_order_release);
+    deadline_phase("warmup");
     struct sampler sm;
     sampler_start(&sm, feeds, n, &res->series, o->stall_timeout_s);
     if (o->warmup_s > 0)
         sampler_timed_phase(&sm, "warmup", sm.t0, o->warmup_s);
     atomic_store_explicit(&window_start, clock_ticks(), memory_order_relaxed);
     atomic_store_explicit(&phase, PH_MEASURE, memory_order_release);
+    deadline_phase("measure");
     double t0 = clock_now_s();
     if (o->warmup_s > 0)
         sampler_sample(&sm, t0);
@@ -384,12 +398,15 @@ void driver_run(const struct workload *w, const struct options *o, struct run_re
     res->window_s = t1 - t0;
     sampler_sample(&sm, t1);
     progress_timed(true, "measure", res->window_s, o->duration_s, sampler_commits(&sm));
+    deadline_phase("exit-wait");
     sampler_wait_exits(&sm);
     res->overrun_s = clock_now_s() - t1;
+    deadline_phase("join");
     for (int i = 0; i < n; i++) {
         pthread_join(wk[i].th, NULL);
         wait_unregister(i);
     }
+    deadline_phase("recovery");
     recovery_stop(&res->recovery); /* finishes what is still pending */
     wait_set_parking(false);
     if (o->verify)

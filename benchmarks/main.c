@@ -1,7 +1,8 @@
 /* rundb-<variant>: parses the flags, loads the workload, runs it under the linked CC
  * algorithm, checks history and invariants when asked, and reports.
  * Exit status: 0 success, 1 a check failed (or a set-up failure), 2 bad input, 3 the run
- * stalled (--stall-timeout: nothing committed for that long; benchmarks/watchdog.h). */
+ * stalled (--stall-timeout: no progress for that long; benchmarks/watchdog.h) or did not
+ * end within --run-timeout (benchmarks/deadline.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include "benchmarks/build_info.h"
+#include "benchmarks/deadline.h"
 #include "benchmarks/driver.h"
 #include "benchmarks/progress.h"
 #include "benchmarks/report.h"
@@ -27,6 +29,18 @@ extern const bool cc_alg_strict __attribute__((weak));
 extern const bool cc_alg_recoverable __attribute__((weak));
 /* The sketch timestamp store's size (cc/ts_sketch.c), where the variant has one. */
 extern size_t ts_sketch_bytes __attribute__((weak));
+
+/* --run-timeout's default: generous, about 20 times what a loaded 2-core machine takes
+ * for each part of the run (a 1 M-row YCSB load takes about a second there). */
+static double run_timeout_default(const struct options *o, const struct workload *w)
+{
+    double rows = (double)w->rows_to_load(o);
+    double load = rows * 20e-6 * (1 + o->check + (*o->dump != 0)); /* checks, dumps scan it */
+    double gen = (double)o->threads * (double)o->queries_per_thread * 5e-6;
+    double run = 2 * (o->warmup_s + o->duration_s) + 1e-3 * o->recovery_timeout_ms;
+    double history = o->verify ? 20 * o->duration_s : 0;
+    return 60 + load + gen + run + history;
+}
 
 int main(int argc, char **argv)
 {
@@ -73,10 +87,18 @@ int main(int argc, char **argv)
     }
     mem_init(topo_plan_nodes());
     clock_calibrate();
+    if (*o.hang_in && !deadline_set_hang(o.hang_in, err, sizeof(err))) {
+        fprintf(stderr, "rundb: %s\n", err);
+        return 2;
+    }
+    if (o.run_timeout_s == 0)
+        o.run_timeout_s = run_timeout_default(&o, w);
+    deadline_start(o.run_timeout_s, o.stall_timeout_s);
     clock_skew_ticks = (uint64_t)(o.clock_skew_us * 1e-6 * clock_ticks_per_s);
     progress_init(o.quiet);
 
     double t0 = clock_now_s();
+    deadline_phase("load");
     w->load(&o);
     struct report_in rep = {.o = &o, .w = w, .load_s = clock_now_s() - t0};
 
@@ -89,8 +111,10 @@ int main(int argc, char **argv)
 
     bool ok = true;
     if (o.verify) {
+        deadline_phase("history-check");
         double v0 = clock_now_s();
         rep.verified = true;
+        ok &= hist_self_test(stderr);
         /* the clients' logs, then those of the contexts failed clients left behind */
         int nlogs = o.threads + res.recovery.nhist;
         res.hist = mem_realloc(res.hist, (size_t)nlogs * sizeof(*res.hist));
@@ -113,13 +137,17 @@ int main(int argc, char **argv)
         mem_free(res.hist);
     }
     if (w->check && (o.check || !w->check_on_request)) {
+        deadline_phase("check");
         rep.checked = true;
         rep.check_ok = w->check(&o, stderr);
         ok &= rep.check_ok;
     }
+    deadline_phase("dump");
     if (*o.dump && !w->dump(&o, o.dump, stderr))
         ok = false;
+    deadline_phase("report");
     report_print(&rep);
     run_result_free(&res);
+    deadline_phase("exit");
     return ok ? 0 : 1;
 }

@@ -104,8 +104,19 @@ static const struct opt_def defs[] = {
      "seconds between samples of the throughput series (result's \"series\"), from the "
      "start of warm-up to the end of the measured window"},
     {"stall-timeout", OK_DOUBLE, OFF(stall_timeout_s), 0, 86400, false, "10",
-     "seconds without a commit (from warm-up until the workers stopped) after which the run "
-     "is reported stalled: what each thread waits for, exit 3; 0 = never"},
+     "seconds without progress (rows loaded, queries generated; from warm-up until the "
+     "workers stopped, commits) after which the run is reported stalled: what each thread "
+     "waits for and its backtrace, exit 3; 0 = never"},
+    {"run-timeout", OK_DOUBLE, OFF(run_timeout_s), 0, 1e7, false, "0",
+     "seconds from the start of the load to the process's exit after which the run is "
+     "reported hung: every thread's phase, what it waits for and its backtrace, exit 3; 0 = "
+     "derived from the run (load size, query generation, warm-up, duration, checks; shown in "
+     "the result's config)"},
+    {"hang-in", OK_STR, OFF(hang_in), 0, 0, false, "",
+     "testing the watchdogs: the first thread of ROLE to enter PHASE blocks there for good "
+     "(ROLE:PHASE: main:load|generate|warmup|measure|exit-wait|join|recovery|history-check|"
+     "check|dump|report|exit, loader:load, worker:generate|ready|run|exit, "
+     "backup:recover)"},
     {"quiet", OK_FLAG, OFF(quiet), 0, 0, false, "off",
      "no progress lines on stderr (load, query generation, warm-up, measured window)"},
     {"rows", OK_U64, OFF(rows), 1, 1e10, false, "1000000",
@@ -117,6 +128,9 @@ static const struct opt_def defs[] = {
      "ycsb: distinct rows accessed per transaction (at most --rows)"},
     {"read-ratio", OK_DOUBLE, OFF(read_ratio), 0, 1, false, "0.9",
      "ycsb: fraction of requests that read (the rest read-modify-write one field)"},
+    {"blind-writes", OK_DOUBLE, OFF(blind_writes), 0, 1, false, "0",
+     "ycsb: fraction of the writes that write their field without reading the row first "
+     "(blind writes; 0 = every write is a read-modify-write)"},
     {"theta", OK_DOUBLE, OFF(theta), 0, 1, true, "0.6",
      "ycsb, f1, tao: Zipfian skew in [0, 1), 0 = uniform"},
     {"write-fraction", OK_DOUBLE, OFF(write_fraction), 0, 1, false, "0.01",

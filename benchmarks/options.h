@@ -26,6 +26,8 @@ struct options {
     double backoff_max_us;
     double series_interval_s;
     double stall_timeout_s;
+    double run_timeout_s; /* the whole-run watchdog; 0 in the flags: derived (main.c) */
+    const char *hang_in;  /* testing the watchdogs: ROLE:PHASE (deadline.h); "": none */
     bool quiet;
     bool pin_plan;
     double rate; /* open loop: arrivals per second over all threads; 0: closed loop */
@@ -47,6 +49,7 @@ struct options {
     uint32_t field_size;
     int req_per_txn;
     double read_ratio;
+    double blind_writes; /* ycsb: share of the writes that are blind */
     double theta;
     double write_fraction; /* f1, tao */
     /* bank */

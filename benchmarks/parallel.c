@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "benchmarks/deadline.h"
 #include "benchmarks/progress.h"
 #include "benchmarks/workload.h"
 #include "storage/index.h"
@@ -30,8 +31,11 @@ static void *pf_main(void *p)
 {
     struct pf_arg *a = p;
     topo_pin_self(a->i); /* where worker i will run: its first touches land there */
+    deadline_enter("loader", a->i);
+    deadline_phase("load");
     mem_thread_init();
     a->fn(a->i, a->arg);
+    deadline_leave();
     /* relaxed: only tells the main thread when to stop polling; pthread_join orders the
      * loader's writes before what the main thread does next */
     atomic_fetch_add_explicit(a->finished, 1, memory_order_relaxed);

@@ -24,6 +24,8 @@ static struct {
 /* Units done in the counted phase. Relaxed everywhere: a number to show, nothing is
  * published with it; the main thread may see it a little late. */
 static _Atomic uint64_t pg_done;
+/* Work done that no line shows (progress_beat); relaxed like pg_done. */
+static _Atomic uint64_t pg_beats;
 
 void progress_init(bool quiet)
 {
@@ -62,6 +64,14 @@ void progress_phase(const char *phase, const char *unit, uint64_t total)
 }
 
 void progress_add(uint64_t n) { atomic_fetch_add_explicit(&pg_done, n, memory_order_relaxed); }
+
+void progress_beat(void) { atomic_fetch_add_explicit(&pg_beats, 1, memory_order_relaxed); }
+
+uint64_t progress_count(void)
+{
+    return atomic_load_explicit(&pg_done, memory_order_relaxed) +
+           atomic_load_explicit(&pg_beats, memory_order_relaxed);
+}
 
 void progress_tick(void)
 {

@@ -4,7 +4,8 @@
  * at each phase start and then at most one a second. Nothing before progress_init, nor
  * with --quiet (so unit tests that load a workload stay silent).
  *
- * Threading: every function but progress_add belongs to the main thread. */
+ * Threading: every function but progress_add, progress_beat and progress_count belongs to
+ * the main thread. */
 #ifndef BENCH_PROGRESS_H
 #define BENCH_PROGRESS_H
 
@@ -19,6 +20,12 @@ void progress_phase(const char *phase, const char *unit, uint64_t total);
  * (rows) add them in batches of PROGRESS_BATCH: one shared atomic add per batch. */
 void progress_add(uint64_t n);
 #define PROGRESS_BATCH 4096
+/* Counts a piece of work the line does not show (a TPC-C load task), so the whole-run
+ * watchdog (deadline.h) sees a loader move. Any thread. */
+void progress_beat(void);
+/* Units done in the current counted phase plus beats: a count that grows while a counted
+ * phase progresses (it drops when the next phase starts). Any thread. */
+uint64_t progress_count(void);
 /* Shows the counted phase's line when one is due: "load 3/100 warehouses 12.3 s". */
 void progress_tick(void);
 /* Shows a timed phase's line when one is due, or at once with `start`: "measure 2.0/5.0 s

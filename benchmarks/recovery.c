@@ -1,6 +1,8 @@
 /* The backup coordinator of client-failure runs (see recovery.h). */
 #include "benchmarks/recovery.h"
 
+#include "benchmarks/deadline.h"
+
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +57,8 @@ static void finish(const struct pending *p, bool at_stop)
 static void *backup_main(void *arg)
 {
     (void)arg;
+    deadline_enter("backup", -1);
+    deadline_phase("recover");
     pthread_mutex_lock(&rc_.mu);
     for (;;) {
         if (rc_.head == rc_.n) {
@@ -82,6 +86,7 @@ static void *backup_main(void *arg)
         pthread_mutex_lock(&rc_.mu);
     }
     pthread_mutex_unlock(&rc_.mu);
+    deadline_leave();
     return NULL;
 }
 

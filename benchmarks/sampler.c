@@ -5,6 +5,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "benchmarks/deadline.h"
 #include "benchmarks/progress.h"
 #include "storage/clock.h"
 #include "storage/mem.h"
@@ -26,15 +27,21 @@ uint64_t sampler_commits(const struct sampler *sm)
     return c;
 }
 
-/* The watchdog's progress count: commits, workers that left, and sleeps of idle open-loop
- * clients. */
-static uint64_t stall_progress(const struct sampler *sm)
+/* The watchdog's progress counts: the run's (commits, workers that left, sleeps of idle
+ * open-loop clients) as the result, each worker's (the same, plus its aborted attempts)
+ * into each[]. */
+static uint64_t stall_progress(const struct sampler *sm, uint64_t *each)
 {
-    uint64_t c = sampler_commits(sm);
-    for (int i = 0; i < sm->n; i++) { /* acquire: see struct sampler_feed */
-        c += atomic_load_explicit(&sm->feeds[i]->exited, memory_order_acquire);
+    uint64_t c = 0;
+    for (int i = 0; i < sm->n; i++) {
+        const struct sampler_feed *f = sm->feeds[i];
         /* relaxed: see struct sampler_feed */
-        c += atomic_load_explicit(&sm->feeds[i]->idle_beats, memory_order_relaxed);
+        uint64_t mine = atomic_load_explicit(&f->committed, memory_order_relaxed) +
+                        atomic_load_explicit(&f->idle_beats, memory_order_relaxed) +
+                        /* acquire: see struct sampler_feed */
+                        atomic_load_explicit(&f->exited, memory_order_acquire);
+        c += mine;
+        each[i] = mine + atomic_load_explicit(&f->aborted, memory_order_relaxed);
     }
     return c;
 }
@@ -44,13 +51,16 @@ void sampler_start(struct sampler *sm, const struct sampler_feed *const *feeds, 
 {
     *sm = (struct sampler){.feeds = feeds, .n = n, .s = s};
     sm->t0 = sm->last_s = clock_now_s();
-    watchdog_start(&sm->wd, stall_timeout_s, sm->t0, stall_progress(sm));
+    sm->each = mem_alloc((size_t)n * sizeof(*sm->each));
+    uint64_t c = stall_progress(sm, sm->each);
+    watchdog_start(&sm->wd, stall_timeout_s, sm->t0, c, n, sm->each);
 }
 
 /* Feeds the watchdog; on a stall, reports and exits with status 3. */
 static void feed_watchdog(struct sampler *sm, double now)
 {
-    if (!watchdog_stalled(&sm->wd, now, stall_progress(sm)))
+    uint64_t c = stall_progress(sm, sm->each);
+    if (!watchdog_stalled(&sm->wd, now, c, sm->each))
         return;
     const struct wait_rec **recs = mem_alloc((size_t)sm->n * sizeof(*recs));
     uint64_t *commits = mem_alloc((size_t)sm->n * sizeof(*commits));
@@ -60,7 +70,8 @@ static void feed_watchdog(struct sampler *sm, double now)
         commits[i] = atomic_load_explicit(&sm->feeds[i]->committed, memory_order_relaxed);
     }
     progress_clear();
-    watchdog_report(stderr, &sm->wd, now, sm->n, recs, commits);
+    watchdog_report(stderr, &sm->wd, now, recs, commits);
+    deadline_report_threads(stderr);
     fflush(stderr);
     _exit(3); /* the workers still run: no exit handlers, no destructors under them */
 }
@@ -116,4 +127,7 @@ void sampler_wait_exits(struct sampler *sm)
             sleep_s(0.001);
         }
     }
+    watchdog_fini(&sm->wd);
+    mem_free(sm->each);
+    sm->each = NULL;
 }

@@ -11,8 +11,10 @@
  *
  * Watchdog (benchmarks/watchdog.h): from warm-up until the last worker left, the main
  * thread counts as progress the commits, the workers that left and the sleeps of idle
- * open-loop clients; if that count stands still for --stall-timeout seconds it prints
- * what each worker waits for (its wait record, storage/wait.h) and exits with status 3.
+ * open-loop clients, and for each worker also its aborted attempts; if the run's count or
+ * a worker's stands still for --stall-timeout seconds it prints what each worker waits for
+ * (its wait record, storage/wait.h) and every thread's backtrace (deadline.h), and exits
+ * with status 3.
  *
  * Threading: a struct sampler belongs to the main thread; a worker writes its own struct
  * sampler_feed, the main thread only reads it. */
@@ -35,11 +37,14 @@ struct sampler_feed {
     struct wait_rec wait; /* the worker's wait record, a cache line of its own */
     /* queries committed so far, in every phase: written by the worker only, read by the
      * main thread (relaxed both: a count, nothing is published with it); in a cache line
-     * of its own with idle_beats, as they come last in a line-aligned struct */
+     * of its own with idle_beats and aborted, as they come last in a line-aligned struct */
     alignas(CACHE_LINE) _Atomic uint64_t committed;
     /* sleeps of this client while idle in open loop (arrivals_wait): progress for the
      * watchdog; like `committed`, written by the worker only */
     _Atomic uint64_t idle_beats;
+    /* attempts aborted so far: the worker's own progress for the watchdog (it is not
+     * stuck in one wait); like `committed` */
+    _Atomic uint64_t aborted;
 };
 
 struct sampler {
@@ -50,6 +55,7 @@ struct sampler {
     double t0;     /* warm-up start */
     double last_s; /* end of the series' last interval (t0 at first) */
     uint64_t last; /* commits then */
+    uint64_t *each; /* the workers' progress counts, fed to the watchdog */
 };
 
 /* Starts sampling the n workers' feeds at the start of warm-up (now) into s, whose

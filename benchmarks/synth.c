@@ -128,6 +128,7 @@ const struct workload synth_workload = {
     .ntypes = 1,
     .type_names = {"txn"},
     .load = synth_load,
+    .rows_to_load = workload_rows_flag,
     .query_size = synth_query_size,
     .gen_query = synth_gen,
     .query_type = synth_type,

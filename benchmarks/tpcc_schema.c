@@ -430,6 +430,7 @@ static void loader(int i, void *arg)
     struct load_ctx *ctx = arg;
     for (int task; (task = atomic_fetch_add(&ctx->next, 1)) < ctx->ntasks;) {
         run_task(task, ctx);
+        progress_beat(); /* a task is a part of a warehouse: the watchdog sees it */
         /* relaxed: a count to show progress; the loaded rows are published to the
          * run by parallel_for's join */
         if (task >= ITEM_SLICES &&

@@ -504,6 +504,15 @@ static size_t tpcc_query_size(const struct options *o)
     return sizeof(struct tpcc_query);
 }
 
+/* Per warehouse: STOCK, CUSTOMER and HISTORY, ORDER and its ORDER-LINEs (10 a order on
+ * average), NEW-ORDER; and ITEM once. */
+static uint64_t tpcc_rows_to_load(const struct options *o)
+{
+    uint64_t per_wh = TPCC_ITEMS + (uint64_t)TPCC_DISTRICTS * (2 * TPCC_CUSTOMERS +
+                                                                11 * TPCC_ORDERS + TPCC_NEW_ORDERS);
+    return TPCC_ITEMS + (uint64_t)o->warehouses * per_wh;
+}
+
 static int tpcc_type(const void *q) { return ((const struct tpcc_query *)q)->type; }
 
 const struct workload tpcc_workload = {
@@ -511,6 +520,7 @@ const struct workload tpcc_workload = {
     .ntypes = 5,
     .type_names = {"neworder", "payment", "orderstatus", "delivery", "stocklevel"},
     .load = tpcc_load,
+    .rows_to_load = tpcc_rows_to_load,
     .query_size = tpcc_query_size,
     .gen_query = tpcc_gen_query,
     .query_type = tpcc_type,

@@ -1,10 +1,13 @@
-/* The stall watchdog: the driver's main thread feeds it a progress count (commits, plus
- * workers that ended after the window) as it samples; when the count has not changed for
- * --stall-timeout seconds, the run has stalled, and watchdog_report says what each worker
- * is doing from its wait record (storage/wait.h). The driver then exits with status 3.
+/* The stall watchdog: the driver's main thread feeds it, as it samples, a progress count of
+ * the run (commits, plus workers that ended after the window, plus sleeps of idle open-loop
+ * clients) and one of each worker (the same, plus its aborted attempts). When the run's
+ * count has not changed for --stall-timeout seconds, the run has stalled; when a worker's
+ * has not, that worker has (it sits in one wait, or one attempt, that long: a deadlock of
+ * a few threads while the others go on). watchdog_report then says what each worker is
+ * doing from its wait record (storage/wait.h), and the driver exits with status 3.
  *
  * Threading: a struct watchdog belongs to the main thread; watchdog_report only loads
- * the workers' records and counters (relaxed). */
+ * the workers' records (relaxed). */
 #ifndef BENCH_WATCHDOG_H
 #define BENCH_WATCHDOG_H
 
@@ -16,17 +19,28 @@
 
 struct watchdog {
     double timeout_s;  /* 0: never stalls */
-    double since_s;    /* when progress last changed */
+    double since_s;    /* when the run's progress last changed */
     uint64_t progress; /* its value then */
+    int n;             /* workers */
+    double *each_since;    /* when worker i's progress last changed */
+    uint64_t *each;        /* its value then */
+    int stuck;         /* after a stall: the worker that stalled, -1: the whole run */
 };
 
-void watchdog_start(struct watchdog *wd, double timeout_s, double now_s, uint64_t progress);
-/* Feeds the progress count at now_s; true when it has not changed for timeout_s. */
-bool watchdog_stalled(struct watchdog *wd, double now_s, uint64_t progress);
-/* Writes the stall report: one line a worker, "thread 3: waiting for a lock on
- * accounts key 42, blocked by thread 5 (1234 commits)". recs[i] and commits[i] belong to
- * worker i. */
-void watchdog_report(FILE *f, const struct watchdog *wd, double now_s, int n,
+void watchdog_start(struct watchdog *wd, double timeout_s, double now_s, uint64_t progress,
+                    int n, const uint64_t *each);
+/* Feeds the run's progress count and each worker's (each[i]) at now_s; true when one of
+ * them has not changed for timeout_s. */
+bool watchdog_stalled(struct watchdog *wd, double now_s, uint64_t progress,
+                      const uint64_t *each);
+/* Writes the stall report: what stalled, then one line a worker, "thread 3: waiting for a
+ * lock on accounts key 42, blocked by thread 5 (1234 commits)". recs[i] and commits[i]
+ * belong to worker i. */
+void watchdog_report(FILE *f, const struct watchdog *wd, double now_s,
                      const struct wait_rec *const *recs, const uint64_t *commits);
+/* Writes what a wait record says ("waiting for a lock on accounts key 42, blocked by
+ * thread 5"), no newline. */
+void watchdog_print_wait(FILE *f, const struct wait_rec *rec);
+void watchdog_fini(struct watchdog *wd);
 
 #endif

@@ -22,6 +22,9 @@ struct workload {
     const char *type_names[MAX_TXN_TYPES];
     /* Creates the tables and loads them with o->threads loader threads. */
     void (*load)(const struct options *o);
+    /* Rows the load creates, about: sizes the whole-run watchdog's default deadline
+     * (benchmarks/deadline.h). */
+    uint64_t (*rows_to_load)(const struct options *o);
     /* Bytes of one pre-generated query. */
     size_t (*query_size)(const struct options *o);
     /* Fills one query; `thread` is the generating (and later executing) worker. */
@@ -58,6 +61,9 @@ extern const struct workload tpcc_workload;
 extern const struct workload synth_workload;
 extern const struct workload f1_workload;
 extern const struct workload tao_workload;
+
+/* rows_to_load of the workloads sized by --rows. */
+static inline uint64_t workload_rows_flag(const struct options *o) { return o->rows; }
 
 /* The registry of workloads, by --workload name. */
 static inline const struct workload *workload_at(int i)

@@ -1,7 +1,9 @@
 /* YCSB: one table of --rows rows, --fields fields of --field-size random bytes each, keys
  * 0..rows-1 in a hash index. A transaction makes --req-per-txn requests on distinct keys
  * drawn from a Zipfian(theta) distribution: a read reads the whole row (every field), a
- * write is YCSB's read-modify-write of one field. */
+ * write is YCSB's read-modify-write of one field, or, a --blind-writes share of them, a
+ * blind write of one field (txn_write with no read first: its history record replaces a
+ * version the transaction never read, so only a WW edge orders it, cc/history.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,10 +13,12 @@
 #include "benchmarks/zipf.h"
 #include "storage/table.h"
 
+enum { YCSB_READ, YCSB_RMW, YCSB_BLIND };
+
 struct ycsb_req {
     uint64_t key;
     uint32_t field;
-    uint32_t write;
+    uint32_t write; /* YCSB_READ, YCSB_RMW or YCSB_BLIND */
 };
 
 struct ycsb_query {
@@ -84,8 +88,11 @@ static void ycsb_gen(void *qv, struct rng *r, int thread, const struct options *
         for (int tries = 0; key_used(q, i, key); tries++)
             key = tries < 64 ? zipf_next(&zipf, r) : (key + 1) % o->rows;
         q->req[i].key = key;
-        q->req[i].write = rng_double(r) >= o->read_ratio;
+        q->req[i].write = rng_double(r) >= o->read_ratio ? YCSB_RMW : YCSB_READ;
         q->req[i].field = (uint32_t)rng_below(r, (uint64_t)o->fields);
+        /* drawn only when asked, so the default query streams stay as they were */
+        if (q->req[i].write && o->blind_writes > 0 && rng_double(r) < o->blind_writes)
+            q->req[i].write = YCSB_BLIND;
         q->read_only &= !q->req[i].write;
     }
 }
@@ -109,12 +116,17 @@ static enum rc ycsb_run(struct txn *t, const void *qv)
         const struct ycsb_req *rq = &q->req[i];
         struct row *row = txn_lookup(t, usertable, rq->key);
         const unsigned char *img;
-        if (!rq->write) {
+        if (rq->write == YCSB_READ) {
             if (txn_read(t, row, COLS_ALL, &img) != RC_OK)
                 return RC_ABORT;
             const uint64_t *w = (const uint64_t *)(const void *)img;
             for (uint32_t k = 0; k < words; k++) /* read the whole row: every field */
                 sink += w[k];
+        } else if (rq->write == YCSB_BLIND) {
+            int f = (int)rq->field;
+            memset(buf, (int)(rq->key + i), s->cols[f].size); /* any value will do */
+            if (txn_write(t, row, f, buf) != RC_OK)
+                return RC_ABORT;
         } else {
             int f = (int)rq->field;
             if (txn_read_for_update(t, row, COL_BIT(f), &img) != RC_OK)
@@ -142,6 +154,7 @@ const struct workload ycsb_workload = {
     .ntypes = 1,
     .type_names = {"txn"},
     .load = ycsb_load,
+    .rows_to_load = workload_rows_flag,
     .query_size = ycsb_query_size,
     .gen_query = ycsb_gen,
     .query_type = ycsb_type,

@@ -114,7 +114,11 @@ static inline enum lq_rc enqueue_x(struct lq_lock *l, struct lq_req *r, bool upg
     struct lq_req *pos = NULL; /* insert before; NULL: tail */
     if (pol == LQ_WAIT_DIE) {
         for (struct lq_req *o = l->owners; o; o = o->onext)
+#ifdef MUTANT_LQ_WAIT_DIE_NEVER_DIES /* mutant: a younger requester waits too: deadlocks */
+            if (o->txn->ts < r->txn->ts && conflicts(o, r, upgrade) && false) {
+#else
             if (o->txn->ts < r->txn->ts && conflicts(o, r, upgrade)) {
+#endif
                 lq_unlatch(l, w);
                 return LQ_DIE;
             }

@@ -523,7 +523,9 @@ static enum rc append(struct txn *t, struct access *a, enum access_type type)
                 return txn_fail(t, AR_CONFLICT); /* being deleted: retry later */
             }
             if (RCC_DEADLOCK == RCC_DL_WOUND && x->ts > p->ts) {
+#ifndef MUTANT_RCC_W_NO_WOUND /* mutant: an older attempt waits for a younger unwounded */
                 kill(x->owner, KR_WOUNDED); /* a committing one just finishes */
+#endif
                 wait = true;
                 holder = x->owner;
             }

@@ -190,10 +190,12 @@ bool wf_cycle(int self, uint64_t me, struct txn_stats *st)
         for (int k = 0; k < n; k++) {
             uint64_t f = d->copy[k];
             int j = thread_of(f);
+#ifndef MUTANT_WF_NO_CYCLE /* mutant: the search never closes a cycle (deadlocks stay) */
             if (f == me) {
                 found = true;
                 break;
             }
+#endif
             if (j < 0 || j >= nthreads_ || (d->visited[j / 64] >> (j % 64) & 1))
                 continue;
             /* seq_cst: as in read_node; only threads now in attempt f are followed, so

@@ -1,5 +1,5 @@
-/* The stall watchdog (benchmarks/watchdog.h) in isolation: when it calls a run stalled,
- * and what its report says about each worker's wait record. */
+/* The stall watchdog (benchmarks/watchdog.h) in isolation: when it calls a run or one
+ * worker stalled, and what its report says about each worker's wait record. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,21 +10,57 @@
 static void stalls_only_after_timeout(void)
 {
     struct watchdog wd;
-    watchdog_start(&wd, 10, 100.0, 5);
-    CHECK(!watchdog_stalled(&wd, 105.0, 5));
-    CHECK(!watchdog_stalled(&wd, 109.9, 5));
-    CHECK(watchdog_stalled(&wd, 110.0, 5));
+    uint64_t each[2] = {1, 1};
+    watchdog_start(&wd, 10, 100.0, 5, 2, each);
+    /* the workers' counts move (aborts), the run's does not */
+    each[0]++, each[1]++;
+    CHECK(!watchdog_stalled(&wd, 105.0, 5, each));
+    each[0]++, each[1]++;
+    CHECK(!watchdog_stalled(&wd, 109.9, 5, each));
+    each[0]++, each[1]++;
+    CHECK(watchdog_stalled(&wd, 110.0, 5, each));
+    CHECK(wd.stuck == -1);
     /* progress restarts the clock */
-    CHECK(!watchdog_stalled(&wd, 111.0, 6));
-    CHECK(!watchdog_stalled(&wd, 120.5, 6));
-    CHECK(watchdog_stalled(&wd, 121.0, 6));
+    CHECK(!watchdog_stalled(&wd, 111.0, 6, each));
+    CHECK(!watchdog_stalled(&wd, 120.5, 6, each));
+    CHECK(watchdog_stalled(&wd, 121.0, 6, each));
+    watchdog_fini(&wd);
+}
+
+/* One worker stuck in a wait while the other commits: a stall of that worker. */
+static void one_stuck_worker_stalls(void)
+{
+    struct watchdog wd;
+    uint64_t each[2] = {0, 0};
+    watchdog_start(&wd, 10, 0.0, 0, 2, each);
+    uint64_t run = 0;
+    for (double t = 1; t < 10; t++) {
+        each[1]++;
+        CHECK(!watchdog_stalled(&wd, t, ++run, each));
+    }
+    each[1]++;
+    CHECK(watchdog_stalled(&wd, 10.0, ++run, each));
+    CHECK(wd.stuck == 0);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    static struct wait_rec recs[2];
+    const struct wait_rec *const p[2] = {&recs[0], &recs[1]};
+    const uint64_t commits[2] = {0, 10};
+    watchdog_report(f, &wd, 10.0, p, commits);
+    fclose(f);
+    CHECK(strstr(buf, "stall: thread 0 ended no attempt for 10.0 s") != NULL);
+    free(buf);
+    watchdog_fini(&wd);
 }
 
 static void off_never_stalls(void)
 {
     struct watchdog wd;
-    watchdog_start(&wd, 0, 0.0, 0);
-    CHECK(!watchdog_stalled(&wd, 1e6, 0));
+    uint64_t each[1] = {0};
+    watchdog_start(&wd, 0, 0.0, 0, 1, each);
+    CHECK(!watchdog_stalled(&wd, 1e6, 0, each));
+    watchdog_fini(&wd);
 }
 
 static void report_names_rows_and_holders(void)
@@ -51,11 +87,11 @@ static void report_names_rows_and_holders(void)
     const struct wait_rec *const p[4] = {&recs[0], &recs[1], &recs[2], &recs[3]};
     const uint64_t commits[4] = {7, 8, 9, 10};
     struct watchdog wd;
-    watchdog_start(&wd, 10, 0.0, 34);
+    watchdog_start(&wd, 10, 0.0, 34, 4, commits);
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    watchdog_report(f, &wd, 12.0, 4, p, commits);
+    watchdog_report(f, &wd, 12.0, p, commits);
     fclose(f);
     CHECK(strstr(buf, "nothing committed for 12.0 s") != NULL);
     CHECK(strstr(buf, "thread 0: waiting for a lock on accounts key 42, blocked by thread 3 "
@@ -67,11 +103,13 @@ static void report_names_rows_and_holders(void)
         printf("%s", buf);
     free(buf);
     free(row);
+    watchdog_fini(&wd);
 }
 
 int main(void)
 {
     RUN_CASE(stalls_only_after_timeout);
+    RUN_CASE(one_stuck_worker_stalls);
     RUN_CASE(off_never_stalls);
     RUN_CASE(report_names_rows_and_holders);
     return check_failures ? 1 : 0;
