@@ -119,6 +119,9 @@ struct tpcc_db {
      * --partition-by-warehouse): then its rows are placed on that thread's NUMA node
      * (placed tables, storage/table.h) and new rows on the inserting thread's node. */
     bool placed;
+    /* The loaded S_QUANTITY of STOCK (w, i), at [(w - 1) * TPCC_ITEMS + i - 1]: --check's
+     * condition 17 derives the final quantity from it (tpcc_check.c). */
+    uint8_t *stock_qty0;
 };
 /* The network model's server of a row: its warehouse's ((w - 1) mod servers); ITEM is on
  * every server (-1); HISTORY by its key. */

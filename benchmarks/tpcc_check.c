@@ -20,6 +20,18 @@
  *      the customer-by-name index holds every customer
  *   13 the range rows (tpcc.h) bound their ranges: NEW-ORDER head = min(NO_O_ID) (or
  *      D_NEXT_O_ID when none), order tail = D_NEXT_O_ID, a customer's = max(O_ID) + 1
+ *   14-17 (ours) each STOCK row (w, i) against the run's ORDER-LINE rows that NewOrder
+ *      inserted with OL_SUPPLY_W_ID = w and OL_I_ID = i (the run's lines: OL_O_ID >
+ *      TPCC_ORDERS, since the loaded orders are 1..3000, D_NEXT_O_ID starts at 3001 and
+ *      only grows; no transaction deletes a line, and a rolled-back NewOrder leaves
+ *      neither its lines nor its STOCK writes):
+ *   14 S_YTD = sum(OL_QUANTITY)  (loaded S_YTD, S_ORDER_CNT, S_REMOTE_CNT are 0)
+ *   15 S_ORDER_CNT = number of those lines
+ *   16 S_REMOTE_CNT = number of those lines with OL_SUPPLY_W_ID != OL_W_ID
+ *   17 S_QUANTITY = 10 + (loaded S_QUANTITY - 10 - sum(OL_QUANTITY)) mod 91: NewOrder's
+ *      rule (q >= k + 10 ? q - k : q - k + 91, k = OL_QUANTITY in 1..10) keeps q in
+ *      10..100 (91 values) and q mod 91 falls by k, so the lines' quantities fix q in
+ *      any order
  * Only when no transaction runs. */
 #include <limits.h>
 #include <stdarg.h>
@@ -56,6 +68,10 @@ struct cust_acc {
     int64_t balance, ytd, delivered, h_sum;
     int32_t max_o;
 };
+/* Per STOCK row: the run's order lines supplied from it (conditions 14-17). */
+struct stock_acc {
+    int64_t qty, lines, remote; /* sum(OL_QUANTITY), lines, remote lines */
+};
 
 /* Visits the live rows of a table. */
 #define FOR_LIVE(tb, r)                                                                     \
@@ -71,6 +87,7 @@ static size_t ci(int32_t w, int32_t d, int32_t c)
 {
     return di(w, d) * TPCC_CUSTOMERS + (size_t)(c - 1);
 }
+static size_t si(int32_t w, int32_t i) { return (size_t)(w - 1) * TPCC_ITEMS + (size_t)(i - 1); }
 static struct row *live_get(int tab, uint64_t key)
 {
     struct row *r = idx_hash_get(tpcc.tab[tab]->primary, key);
@@ -94,6 +111,7 @@ struct tally {
     int64_t *w_ytd, *w_dsum, *w_hsum; /* per warehouse: W_YTD, sum(D_YTD), sum(H_AMOUNT) */
     struct dist_acc *ds;
     struct cust_acc *cs;
+    struct stock_acc *ss;
     int64_t sum_w_ytd, sum_c_ytd;
 };
 
@@ -105,6 +123,7 @@ static void tally_alloc(struct tally *t, int W)
     t->w_hsum = calloc((size_t)W, sizeof(*t->w_hsum));
     t->ds = calloc((size_t)W * TPCC_DISTRICTS, sizeof(*t->ds));
     t->cs = calloc((size_t)W * TPCC_DISTRICTS * TPCC_CUSTOMERS, sizeof(*t->cs));
+    t->ss = calloc((size_t)W * TPCC_ITEMS, sizeof(*t->ss));
     for (size_t i = 0; i < (size_t)W * TPCC_DISTRICTS; i++)
         t->ds[i].min_no = INT32_MAX;
     t->sum_w_ytd = t->sum_c_ytd = 0;
@@ -112,6 +131,7 @@ static void tally_alloc(struct tally *t, int W)
 
 static void tally_free(struct tally *t)
 {
+    free(t->ss);
     free(t->cs);
     free(t->ds);
     free(t->w_hsum);
@@ -207,15 +227,34 @@ static void check_new_orders(struct tally *t, struct viol *v)
     }
 }
 
+/* Tallies a line the run inserted (OL_O_ID > TPCC_ORDERS) for its STOCK row (14-17). */
+static void tally_run_line(struct tally *t, struct viol *v, const struct row *r)
+{
+    int32_t w = G32(T_ORDER_LINE, r, OL_W_ID), sw = G32(T_ORDER_LINE, r, OL_SUPPLY_W_ID);
+    int32_t i = G32(T_ORDER_LINE, r, OL_I_ID);
+    if (sw < 1 || sw > t->W || i < 1 || i > TPCC_ITEMS) {
+        viol(v, "14: ORDER-LINE (%d, %d, %d, %d) supplies item %d from warehouse %d: no "
+                "such STOCK row", w, G32(T_ORDER_LINE, r, OL_D_ID),
+             G32(T_ORDER_LINE, r, OL_O_ID), G32(T_ORDER_LINE, r, OL_NUMBER), i, sw);
+        return;
+    }
+    struct stock_acc *s = &t->ss[si(sw, i)];
+    s->qty += G32(T_ORDER_LINE, r, OL_QUANTITY);
+    s->lines++;
+    s->remote += sw != w;
+}
+
 /* Conditions 6 (its ORDER), 12 (its key, within O_OL_CNT) and 7 (delivered with its
- * order) of ORDER-LINE row r; tallies the district's lines and the customer's delivered
- * amount. */
+ * order) of ORDER-LINE row r; tallies the district's lines, the customer's delivered
+ * amount and, for a line of the run, its STOCK row's. */
 static void check_order_line(struct tally *t, struct viol *v, const struct row *r)
 {
     int32_t w = G32(T_ORDER_LINE, r, OL_W_ID), dd = G32(T_ORDER_LINE, r, OL_D_ID);
     int32_t id = G32(T_ORDER_LINE, r, OL_O_ID);
     int32_t ol = G32(T_ORDER_LINE, r, OL_NUMBER);
     t->ds[di(w, dd)].n_ol++;
+    if (id > TPCC_ORDERS)
+        tally_run_line(t, v, r);
     struct row *ord = live_get(T_ORDER, tpcc_okey((uint32_t)w, (uint32_t)dd, (uint32_t)id));
     if (!ord) {
         viol(v, "6: ORDER-LINE (%d, %d, %d, %d) has no ORDER", w, dd, id, ol);
@@ -237,6 +276,35 @@ static void check_order_line(struct tally *t, struct viol *v, const struct row *
 static void check_order_lines(struct tally *t, struct viol *v)
 {
     FOR_LIVE(T_ORDER_LINE, r) check_order_line(t, v, r);
+}
+
+/* 14-17 of each STOCK row against the run's lines supplied from it. */
+static void check_stock(const struct tally *t, struct viol *v)
+{
+    FOR_LIVE(T_STOCK, r) {
+        int32_t w = G32(T_STOCK, r, S_W_ID), i = G32(T_STOCK, r, S_I_ID);
+        if (w < 1 || w > t->W || i < 1 || i > TPCC_ITEMS) {
+            viol(v, "14: STOCK row (%d, %d) is no warehouse's item", w, i);
+            continue;
+        }
+        const struct stock_acc *s = &t->ss[si(w, i)];
+        int32_t ytd = G32(T_STOCK, r, S_YTD), cnt = G32(T_STOCK, r, S_ORDER_CNT);
+        int32_t remote = G32(T_STOCK, r, S_REMOTE_CNT), qty = G32(T_STOCK, r, S_QUANTITY);
+        int64_t want_qty = 10 + ((tpcc.stock_qty0[si(w, i)] - 10 - s->qty) % 91 + 91) % 91;
+        if (ytd != s->qty)
+            viol(v, "14: stock (%d, %d): S_YTD %d != sum(OL_QUANTITY) %lld of the run's "
+                    "lines", w, i, ytd, (long long)s->qty);
+        if (cnt != s->lines)
+            viol(v, "15: stock (%d, %d): S_ORDER_CNT %d != %lld lines of the run", w, i, cnt,
+                 (long long)s->lines);
+        if (remote != s->remote)
+            viol(v, "16: stock (%d, %d): S_REMOTE_CNT %d != %lld remote lines of the run", w,
+                 i, remote, (long long)s->remote);
+        if (qty != want_qty)
+            viol(v, "17: stock (%d, %d): S_QUANTITY %d, loaded %d less %lld ordered gives "
+                    "%lld", w, i, qty, tpcc.stock_qty0[si(w, i)], (long long)s->qty,
+                 (long long)want_qty);
+    }
 }
 
 /* 1: W_YTD = sum(D_YTD). */
@@ -375,6 +443,7 @@ bool tpcc_check(const struct options *o, FILE *out)
     }
     check_ytd_sums(&t, &v);
     check_name_index(&t, &v);
+    check_stock(&t, &v);
     if (v.n > MAX_REPORTED)
         fprintf(out, "tpcc check: ... %llu violations in all\n", (unsigned long long)v.n);
     tally_free(&t);

@@ -182,7 +182,9 @@ static void load_stock(struct rng *g, uint32_t w, uint32_t lo, uint32_t hi)
         struct row *r = new_row(T_STOCK, tpcc_skey(w, i));
         tpcc_put32(T_STOCK, r->data, S_I_ID, (int32_t)i);
         tpcc_put32(T_STOCK, r->data, S_W_ID, (int32_t)w);
-        tpcc_put32(T_STOCK, r->data, S_QUANTITY, (int32_t)tpcc_rand(g, 10, 100));
+        uint32_t qty = tpcc_rand(g, 10, 100);
+        tpcc_put32(T_STOCK, r->data, S_QUANTITY, (int32_t)qty);
+        tpcc.stock_qty0[(w - 1) * TPCC_ITEMS + i - 1] = (uint8_t)qty;
         for (int c = S_DIST_01; c <= S_DIST_10; c++)
             put_astring(g, T_STOCK, r, c, 24);
         put_data50(g, T_STOCK, r, S_DATA); /* S_YTD, S_ORDER_CNT, S_REMOTE_CNT stay 0 */
@@ -473,6 +475,7 @@ void tpcc_load(const struct options *o)
                                  t == T_ITEM ? TPCC_ITEMS : rows_per_wh[t] * w);
     tpcc.range = make_table(&range_tabdef, o->verify, RANGE_ROWS_PER_WH * w);
     tpcc.cust_by_name = idx_ordered_create();
+    tpcc.stock_qty0 = mem_alloc(w * TPCC_ITEMS); /* each STOCK slice's loader writes its own */
 
     struct load_ctx ctx = {.o = o, .seed = o->seed, .ntasks = ITEM_SLICES + TASKS_PER_WH * (int)w};
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);

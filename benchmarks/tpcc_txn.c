@@ -21,7 +21,15 @@
  * (range_mismatch).
  *
  * Rollback: the 1% of NewOrders with an unused item id call txn_user_abort when they
- * reach it; the driver counts the query as rolled back and does not retry it. */
+ * reach it; the driver counts the query as rolled back and does not retry it.
+ *
+ * Last-access hints (txn_last_access, a promise: the attempt touches the row no more):
+ * sent right after the access to a row that the transaction never comes back to, writes
+ * (Payment's WAREHOUSE and DISTRICT) and plain reads alike (NewOrder's WAREHOUSE, CUSTOMER
+ * and ITEM rows, an ITEM only at its last line in the order; every read of OrderStatus and
+ * StockLevel; Delivery's read of a district's tail), so that an algorithm that releases
+ * early (RCC seals the entry of an SER read, Bamboo retires a write lock) does so in TPC-C
+ * too. Right after the access, since RCC only seals the attempt's newest entry. */
 #include <stdalign.h>
 #include <stdlib.h>
 #include <time.h>
@@ -59,6 +67,8 @@ static enum rc range_read(struct txn *t, enum tpcc_range k, uint32_t w, uint32_t
                         : txn_read(t, *rr, COL_BIT(RG_BOUND), &img);
     if (rc == RC_OK)
         memcpy(bound, col_ptr(&tpcc.range->schema, img, RG_BOUND), sizeof(*bound));
+    if (rc == RC_OK && !update)
+        txn_last_access(t, *rr); /* a scan reads its range's bound once */
     return rc;
 }
 
@@ -115,6 +125,15 @@ static struct row *find_customer(struct txn *t, uint32_t w, uint32_t d, bool by_
 /* Whether the n-byte text s contains "ORIGINAL". */
 static bool has_original(const char *s, size_t n) { return memmem(s, n, "ORIGINAL", 8) != NULL; }
 
+/* Whether line i is the order's last line of its item (items may repeat in an order). */
+static bool last_of_item(const struct tpcc_query *q, int i)
+{
+    for (int j = i + 1; j < q->ol_cnt; j++)
+        if (q->ol[j].i_id == q->ol[i].i_id)
+            return false;
+    return true;
+}
+
 static enum rc new_order(struct txn *t, const struct tpcc_query *q)
 {
     uint32_t w = q->w_id, d = q->d_id;
@@ -123,6 +142,7 @@ static enum rc new_order(struct txn *t, const struct tpcc_query *q)
     if (txn_read(t, wr, C(W_TAX), &img) != RC_OK)
         return RC_ABORT;
     int64_t w_tax = tpcc_get32(T_WAREHOUSE, img, W_TAX);
+    txn_last_access(t, wr);
 
     struct row *dr = txn_lookup(t, tpcc.tab[T_DISTRICT], tpcc_dkey(w, d));
     if (txn_read_for_update(t, dr, C(D_TAX) | C(D_NEXT_O_ID), &img) != RC_OK)
@@ -137,6 +157,7 @@ static enum rc new_order(struct txn *t, const struct tpcc_query *q)
     if (txn_read(t, cr, C(C_DISCOUNT) | C(C_LAST) | C(C_CREDIT), &img) != RC_OK)
         return RC_ABORT;
     int64_t c_discount = tpcc_get32(T_CUSTOMER, img, C_DISCOUNT);
+    txn_last_access(t, cr);
 
     int64_t now = (int64_t)time(NULL);
     uint64_t okey = tpcc_okey(w, d, o_id);
@@ -167,6 +188,8 @@ static enum rc new_order(struct txn *t, const struct tpcc_query *q)
             return RC_ABORT;
         int64_t price = tpcc_get64(T_ITEM, img, I_PRICE);
         bool original = has_original(tpcc_text(T_ITEM, img, I_DATA), 50);
+        if (last_of_item(q, i))
+            txn_last_access(t, ir);
 
         int dist = S_DIST_01 + (int)d - 1;
         struct row *sr = txn_lookup(t, tpcc.tab[T_STOCK], tpcc_skey(l->supply_w_id, l->i_id));
@@ -306,6 +329,7 @@ static enum rc order_status(struct txn *t, const struct tpcc_query *q)
         RC_OK)
         return RC_ABORT;
     uint32_t c_id = (uint32_t)tpcc_get32(T_CUSTOMER, img, C_ID);
+    txn_last_access(t, cr);
     if (q->by_name)
         txn_shot_end(t); /* c_id came from the customer row */
 
@@ -327,6 +351,7 @@ static enum rc order_status(struct txn *t, const struct tpcc_query *q)
         return range_mismatch(t);
     uint32_t o_id = (uint32_t)tpcc_get32(T_ORDER, img, O_ID);
     int32_t ol_cnt = tpcc_get32(T_ORDER, img, O_OL_CNT);
+    txn_last_access(t, orow);
     txn_shot_end(t); /* the line count came from the order */
     int64_t sum = 0;
     for (int32_t ol = 1; ol <= ol_cnt; ol++) {
@@ -338,6 +363,7 @@ static enum rc order_status(struct txn *t, const struct tpcc_query *q)
         if (txn_read(t, l, cols, &img) != RC_OK)
             return RC_ABORT;
         sum += tpcc_get64(T_ORDER_LINE, img, OL_AMOUNT);
+        txn_last_access(t, l);
     }
     __asm__ __volatile__("" ::"r"(sum));
     return RC_OK;
@@ -426,6 +452,7 @@ static enum rc stock_level(struct txn *t, const struct tpcc_query *q)
     if (txn_read(t, dr, C(D_NEXT_O_ID), &img) != RC_OK)
         return RC_ABORT;
     uint32_t next = (uint32_t)tpcc_get32(T_DISTRICT, img, D_NEXT_O_ID);
+    txn_last_access(t, dr);
     /* the scanned range ends at the district's tail */
     struct row *rr;
     int32_t tail;
@@ -461,10 +488,12 @@ static enum rc stock_level(struct txn *t, const struct tpcc_query *q)
         return RC_ABORT;
     if (tpcc_get32(T_ORDER, img, O_OL_CNT) != newest)
         return range_mismatch(t);
+    txn_last_access(t, orow);
     for (int i = 0; i < n; i++) {
         if (txn_read(t, rows[i], C(OL_I_ID), &img) != RC_OK)
             return RC_ABORT;
         items[i] = (uint32_t)tpcc_get32(T_ORDER_LINE, img, OL_I_ID);
+        txn_last_access(t, rows[i]);
     }
     txn_shot_end(t); /* the stock rows come from the lines' items */
     qsort(items, (size_t)n, sizeof(items[0]), cmp_u32);
@@ -476,6 +505,7 @@ static enum rc stock_level(struct txn *t, const struct tpcc_query *q)
         if (txn_read(t, sr, C(S_QUANTITY), &img) != RC_OK)
             return RC_ABORT;
         low += tpcc_get32(T_STOCK, img, S_QUANTITY) < (int32_t)q->threshold;
+        txn_last_access(t, sr); /* the items are distinct */
     }
     __asm__ __volatile__("" ::"r"(low));
     return RC_OK;

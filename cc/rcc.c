@@ -563,6 +563,9 @@ static enum rc append(struct txn *t, struct access *a, enum access_type type)
     colmask_t need = cols;
     for (struct rcc_entry *x = m->tail; x && need; x = x->prev) {
         colmask_t ov = COLUMNAR ? x->cols & need : need;
+#ifdef MUTANT_RCC_C_SAME_COLS_ONLY /* mutant: copies from, depends on same-set entries only */
+        ov = x->cols == cols ? ov : 0;
+#endif
         if (!ov)
             continue;
         image_copy_cols(s, img, x->snap, ov);

@@ -3,7 +3,8 @@
  * strings; the loader (row counts, clause 4.3.3.1 value rules, the customer-by-name
  * index in C_FIRST order) and the consistency conditions right after the load; then
  * 3,000 queries of the standard mix run one after another (the `none` algorithm, one
- * thread) and the conditions still hold. */
+ * thread) and the conditions still hold; each STOCK column that conditions 14-17 compare,
+ * off by one on the most ordered item, fails its condition. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -215,6 +216,45 @@ static void run_queries(void)
     CHECK(n[T_ORDER] > 30000 && n[T_HISTORY] > 30000);
 }
 
+/* The first line tpcc_check prints, or "" when it passes. */
+static void check_line(char *line, size_t n)
+{
+    FILE *f = tmpfile();
+    line[0] = 0;
+    if (!tpcc_check(&opts, f)) {
+        rewind(f);
+        if (!fgets(line, (int)n, f))
+            line[0] = 0;
+    }
+    fclose(f);
+}
+
+static void stock_conditions(void)
+{
+    /* the item of the run's lines with the highest S_ORDER_CNT (NURand makes it > 1) */
+    struct row *r = NULL;
+    for (uint32_t i = 1; i <= TPCC_ITEMS; i++) {
+        struct row *s = idx_hash_get(tpcc.tab[T_STOCK]->primary, tpcc_skey(1, i));
+        if (!r || tpcc_get32(T_STOCK, s->data, S_ORDER_CNT) > tpcc_get32(T_STOCK, r->data, S_ORDER_CNT))
+            r = s;
+    }
+    CHECK(tpcc_get32(T_STOCK, r->data, S_ORDER_CNT) > 1);
+    static const struct { int col; const char *line; } cases[] = {
+        {S_YTD, "tpcc check: 14: "}, {S_ORDER_CNT, "tpcc check: 15: "},
+        {S_REMOTE_CNT, "tpcc check: 16: "}, {S_QUANTITY, "tpcc check: 17: "}};
+    char line[256];
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        int32_t v = tpcc_get32(T_STOCK, r->data, cases[k].col);
+        tpcc_put32(T_STOCK, r->data, cases[k].col, v == 100 ? v - 1 : v + 1);
+        check_line(line, sizeof(line));
+        if (strncmp(line, cases[k].line, strlen(cases[k].line)) != 0)
+            printf("  column %d off by one: '%s'\n", cases[k].col, line);
+        CHECK(strncmp(line, cases[k].line, strlen(cases[k].line)) == 0);
+        tpcc_put32(T_STOCK, r->data, cases[k].col, v);
+    }
+    CHECK(tpcc_check(&opts, stdout));
+}
+
 int main(void)
 {
     mem_init(0);
@@ -228,5 +268,6 @@ int main(void)
     RUN_CASE(names_index);
     RUN_CASE(initial_consistency);
     RUN_CASE(run_queries);
+    RUN_CASE(stock_conditions);
     CHECK_EXIT();
 }
