@@ -174,8 +174,8 @@ $(B)/tests/test_index_other: tests/unit/test_index.c $(UNIT_OBJS) $(OTHER_INDEX_
 # "/* variants: v1 v2 ... */", is linked against each listed variant's asan objects
 # (the algorithm under test) as $(B)/tests/test_<name>-<variant>, compiled with the
 # variant's flags (so headers the algorithm shares, cc/ts_store.h, match it). A listed mutant
-# (tests/mutants.tsv) is linked the same way, compiled with -DVTEST_MUTANT: the test
-# then asserts that it sees the mutant's bug.
+# (tests/mutants.tsv) is linked the same way, compiled with -DVTEST_MUTANT and the mutant's
+# own -DMUTANT_... flag (which mutant it is): the test then asserts that it sees its bug.
 vtest_base = $(if $(filter $(1),$(MUTANTS)),$(call mutant_base,$(1)),$(1))
 VTEST_SRCS := $(wildcard tests/variant/test_*.c)
 vtest_variants = $(filter $(VARIANTS) $(MUTANTS),$(shell sed -n '1s|^/\* variants:\(.*\)$$|\1|p' $(1)))
@@ -187,7 +187,7 @@ $(B)/tests/$(basename $(notdir $(1)))-$(2): $(1) $$(filter-out %/benchmarks/main
 	@$(if $(Q),echo "  TEST $$@")
 	$(Q)$(CC) $(COMMON_CFLAGS) $(FLAVOR_CFLAGS_asan) -DCC_META_SIZE=$(call variant_meta,$(call vtest_base,$(2))) \
 		$(call variant_flags,$(call vtest_base,$(2))) \
-		$(if $(filter $(2),$(MUTANTS)),-DVTEST_MUTANT) $$^ -o $$@ $(LIBS)
+		$(if $(filter $(2),$(MUTANTS)),-DVTEST_MUTANT $(call mutant_flag,$(2))) $$^ -o $$@ $(LIBS)
 endef
 $(foreach f,$(VTEST_SRCS),$(foreach v,$(call vtest_variants,$(f)),$(eval $(call VTEST_RULE,$(f),$(v)))))
 

@@ -37,7 +37,7 @@ static const char *const mix_names[] = {"standard", "neworder-payment", NULL};
 #define U64MAX 18446744073709551615.0
 
 static const struct opt_def defs[] = {
-    {"workload", OK_WORKLOAD, OFF(workload), 0, 0, false, "ycsb", "workload: ycsb, bank, tpcc or synth"},
+    {"workload", OK_WORKLOAD, OFF(workload), 0, 0, false, "ycsb", "workload"},
     {"threads", OK_INT, OFF(threads), 1, MAX_THREADS, false, "1",
      "worker threads (more than cores is allowed, with a warning)"},
     {"pin", OK_PIN, OFF(pin), 0, 0, false, "compact",
@@ -188,7 +188,14 @@ static void usage(void)
         const struct opt_def *d = &defs[i];
         char lhs[64];
         snprintf(lhs, sizeof(lhs), "--%s%s", d->name, d->kind == OK_FLAG ? "" : " V");
-        printf("  %-24s %s (default: %s)\n", lhs, d->help, *d->dflt ? d->dflt : "none");
+        const char *dflt = *d->dflt ? d->dflt : "none";
+        if (d->kind == OK_WORKLOAD) { /* the choices are the registry's (workload.h) */
+            char names[256];
+            workload_names(names, sizeof(names));
+            printf("  %-24s %s: %s (default: %s)\n", lhs, d->help, names, dflt);
+        } else {
+            printf("  %-24s %s (default: %s)\n", lhs, d->help, dflt);
+        }
     }
     printf("  %-24s %s\n", "--help", "print this help and exit");
 }

@@ -77,17 +77,31 @@ static inline bool releasable(uint8_t kind, uint64_t owner, uint64_t all, uint64
 #endif
 }
 
+/* A read-only read at t_ro raises the committed version's tr to t_ro (I6): a writer whose
+ * t is below t_ro and that writes the key after this read then takes tw > t_ro (I2), so
+ * the reader, which missed that write, cannot see the writer's other writes either
+ * (the writer commits them all past t_ro, where the reader aborts on them). */
+static inline void ro_raise_tr(struct ncc_row *k, uint64_t t_ro)
+{
+#ifdef MUTANT_NCC_RO_NO_TR /* mutant: tr stays, such a writer stays below the snapshot */
+    (void)k;
+    (void)t_ro;
+#else
+    if (k->tr < t_ro)
+        k->tr = t_ro;
+#endif
+}
+
 /* Releases e's response: a read's value goes with it (I5). A read-only read (I6) takes the
  * committed version if it is not newer than its snapshot, and leaves the queue. */
 static void release(struct ncc_entry *e)
 {
     if (e->ro) {
         struct ncc_row *k = key_of(e->row);
-        if (k->tw > e->ts) {
+        if (k->tw > e->ts)
             e->early_abort = 1;
-        } else if (k->tr < e->ts) {
-            k->tr = e->ts;
-        }
+        else
+            ro_raise_tr(k, e->ts);
         q_unlink(k, e);
     }
     if (e->dst && !e->early_abort)
@@ -275,8 +289,7 @@ enum nk_rc nk_read_ro(struct txn *t, struct row *r, uint64_t t_ro, unsigned char
         return NK_STALE;
     }
     if (!k->head) { /* nothing undecided: the committed version, at once */
-        if (k->tr < t_ro)
-            k->tr = t_ro;
+        ro_raise_tr(k, t_ro);
         row_copy_relaxed(dst, r, r->table->schema.data_size);
         unlatch(k);
         return NK_RELEASED;

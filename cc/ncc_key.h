@@ -84,7 +84,11 @@ struct ncc_entry {
  *       writer W that committed before the reader began has tw <= t_ro or (if still
  *       undecided at the key) is waited for; a writer that began after its first read
  *       has tw > t_ro, so the reader cannot see it (the inversion of section 5.2 aborts
- *       the reader instead). The paper's client-side knowledge of each server's newest
+ *       the reader instead). A writer that began before t_ro and writes a key after the
+ *       reader read it takes tw > t_ro there (the read raised tr to t_ro, I2), so it
+ *       commits with all its writes at tw > t_ro (the safeguard, or smart retry) or
+ *       aborts, and the reader, reading another of them later, aborts: it never sees
+ *       part of such a writer. The paper's client-side knowledge of each server's newest
  *       writes, which picks a larger snapshot, is not built: its safety argument is not
  *       in the seed text.
  */

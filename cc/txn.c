@@ -123,6 +123,9 @@ struct txn *txn_fork(struct txn *t)
 
 void txn_destroy(struct txn *t)
 {
+    /* its rows go back to their tables: an abandoned context's too (benchmarks/recovery.c:
+     * the client went on with a fork, and the backup may have freed rows of its inserts) */
+    table_freelist_return(&t->free_rows);
     if (t->hist) {
         hist_log_free(t->hist);
         mem_free(t->hist);

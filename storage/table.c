@@ -203,8 +203,63 @@ void table_freelist_set_node(struct row_freelist *fl, int node)
         fl->next[k] = fl->end[k] = 0;
 }
 
+/* Where t keeps the rows given back by freelists of `node` (see struct table). */
+static _Atomic(struct row *) *returned_of(struct table *t, int node)
+{
+    if (!t->streams)
+        return &t->returned;
+    return &t->streams[node >= 0 && node < TABLE_MAX_NODES ? node + 1 : 0].returned;
+}
+
+/* Moves the rows given back to t for fl's node into fl's free rows (empty before);
+ * false if there were none. */
+static bool take_returned(struct row_freelist *fl, struct table *t)
+{
+    _Atomic(struct row *) *ret = returned_of(t, fl->node);
+    /* relaxed: a hint, so the common case takes no lock; the exchange under it decides */
+    if (!atomic_load_explicit(ret, memory_order_relaxed))
+        return false;
+    SHW(SHW_TABLE);
+    pthread_mutex_lock(&t->chunk_lock);
+    /* relaxed: under chunk_lock, which orders the giver's links before this */
+    struct row *r = atomic_exchange_explicit(ret, NULL, memory_order_relaxed);
+    pthread_mutex_unlock(&t->chunk_lock);
+    fl->head[t->id] = r;
+    return r != NULL;
+}
+
+void table_freelist_return(struct row_freelist *fl)
+{
+    for (int k = 0; k < MAX_TABLES; k++) {
+        struct table *t = catalog[k];
+        if (!t) { /* destroyed (ids are never reused): its rows went with it */
+            fl->head[k] = NULL;
+            fl->next[k] = fl->end[k] = 0;
+            continue;
+        }
+        while (fl->next[k] < fl->end[k]) /* zero rows of t: free rows like the others */
+            table_free_row(fl, table_row_at(t, fl->next[k]++));
+        struct row *h = fl->head[k];
+        if (!h)
+            continue;
+        struct row *tail = h;
+        while (tail->key)
+            tail = (struct row *)(uintptr_t)tail->key;
+        _Atomic(struct row *) *ret = returned_of(t, fl->node);
+        SHW(SHW_TABLE);
+        pthread_mutex_lock(&t->chunk_lock);
+        /* relaxed: under chunk_lock (see take_returned) */
+        tail->key = (uint64_t)(uintptr_t)atomic_load_explicit(ret, memory_order_relaxed);
+        atomic_store_explicit(ret, h, memory_order_relaxed);
+        pthread_mutex_unlock(&t->chunk_lock);
+        fl->head[k] = NULL;
+    }
+}
+
 void table_reserve_rows(struct row_freelist *fl, struct table *t)
 {
+    if (take_returned(fl, t))
+        return;
     uint64_t i;
     if (t->streams) {
         i = reserve_placed(t, fl->node);

@@ -83,12 +83,18 @@ struct table {
     _Atomic uint64_t nrows;           /* rows handed out so far (placed: in chunks) */
     pthread_mutex_t chunk_lock;
     struct idx_hash *primary;         /* primary key index, or NULL */
+    /* Rows that row_freelists of owners gone away gave back (table_freelist_return),
+     * linked through their key fields, for the next table_reserve_rows of any thread:
+     * written under chunk_lock, read without it only as a hint. Placed tables keep them
+     * per stream instead (the node their chunks are on). */
+    _Atomic(struct row *) returned;
     /* Placed tables only (NULL otherwise): per node, the rows of its current chunk not
      * handed out yet, [next, end), under the stream's lock (taken before chunk_lock);
-     * index 0: interleaved, k + 1: OS node k. */
+     * its given-back rows, as `returned` above; index 0: interleaved, k + 1: OS node k. */
     struct table_stream {
         alignas(CACHE_LINE) pthread_mutex_t lock;
         uint64_t next, end;
+        _Atomic(struct row *) returned;
     } *streams;
 };
 
@@ -122,7 +128,12 @@ struct row *table_new_row(struct table *t, uint64_t key);
  * of aborted inserts to anyone walking the table. Owned by one thread, no
  * synchronisation; all zero: empty, taking rows of placed tables from node 0 (`node`:
  * the OS node whose chunks its blocks of placed tables come from, -1: interleaved ones;
- * table_freelist_set_node changes it). */
+ * table_freelist_set_node changes it). Invariant: a row is held by at most one row_freelist
+ * at a time, and a transaction context's rows outlive it: when it goes away
+ * (txn_destroy, an abandoned context's included) its free rows and its reserved rows go
+ * back to their tables (table_freelist_return), whose next reservation for any thread
+ * hands them out again. (A loader's leftover block, at most ROW_BLOCK rows per table,
+ * stays zero rows.) */
 #define MAX_TABLES 32
 #define ROW_BLOCK 64
 struct row_freelist {
@@ -136,21 +147,27 @@ struct row_freelist {
 void table_freelist_set_node(struct row_freelist *fl, int node);
 /* Gives back row r of its table: the caller guarantees no other thread can reach it. */
 void table_free_row(struct row_freelist *fl, struct row *r);
-/* Reserves the next block of row numbers of t for fl (table.c). */
+/* Refills fl for t (table.c): with the rows given back to t (table_freelist_return), as
+ * free rows, else with the next block of row numbers. */
 void table_reserve_rows(struct row_freelist *fl, struct table *t);
+/* Gives every row fl holds back to its table, free rows and reserved rows not handed out
+ * yet alike (as free rows), and leaves fl empty; for an owner that goes away. Safe
+ * against other freelists' reservations; rows of tables destroyed already are dropped. */
+void table_freelist_return(struct row_freelist *fl);
 static inline struct row *table_row_at(struct table *t, uint64_t i);
 /* Like table_new_row, taking a free row of fl first, else one of its reserved block. */
 static inline struct row *table_new_row_from(struct row_freelist *fl, struct table *t,
                                              uint64_t key)
 {
     struct row *r = fl->head[t->id];
-    if (r) {
-        fl->head[t->id] = (struct row *)(uintptr_t)r->key;
-    } else {
-        if (fl->next[t->id] == fl->end[t->id])
-            table_reserve_rows(fl, t);
-        r = table_row_at(t, fl->next[t->id]++);
+    if (!r && fl->next[t->id] == fl->end[t->id]) {
+        table_reserve_rows(fl, t); /* given-back rows as free rows, or a block */
+        r = fl->head[t->id];
     }
+    if (r)
+        fl->head[t->id] = (struct row *)(uintptr_t)r->key;
+    else
+        r = table_row_at(t, fl->next[t->id]++);
     r->key = key;
     return r;
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Command-line hygiene of a rundb binary ($1): every bad input prints exactly one line on
-# stderr and exits with 2, quickly; --help documents every flag with its default; progress
+# stderr and exits with 2, quickly; --help documents every flag with its default and names every workload; progress
 # goes to stderr as plain lines when it is not a terminal, and --quiet silences it; an
 # unknown variant at build time is refused. Prints each failing case; exit 1 if any.
 set -u
@@ -106,6 +106,22 @@ for f in workload threads pin warmup duration seed out verify queries-per-thread
     storage storage-latency-us storage-write-latency-us cache-rows sketch-kib; do
     if ! grep -q -- "--$f .*(default: " <<<"$help"; then
         echo "--help does not document --$f with its default"
+        bad=1
+    fi
+done
+
+# --workload's help names every workload of the registry: the names the parser knows,
+# from its own refusal of an unknown one ("known: ycsb, bank, ...")
+known=$(timeout 10 "$bin" --workload no-such-workload 2>&1 | sed -n 's/.*; known: \(.*\) (see --help)$/\1/p')
+wl_help=$(grep -- '^ *--workload V ' <<<"$help")
+wl_help=${wl_help%% (default: *} # the choices, not the default
+if ! grep -qw ycsb <<<"$known"; then
+    echo "--workload no-such-workload does not list the known workloads: '$known'"
+    bad=1
+fi
+for w in ${known//,/ }; do
+    if ! grep -qw -- "$w" <<<"$wl_help"; then
+        echo "--help's --workload line does not name workload $w: $wl_help"
         bad=1
     fi
 done

@@ -68,6 +68,12 @@ for v in $variants; do
     run "$v ycsb hot verify" 90 $b $common --duration 2 $ycsb_hot
     run "$v ycsb 100k rows verify" 90 $b $common --duration 2 $ycsb_wide
     run "$v bank verify" 90 $b $common --duration 2 $bank
+    case $v in
+    *-sketch) # the smallest sketch (1 KiB: 16 cells a row): evicted keys share cells
+        run "$v ycsb hot verify small sketch" 90 $b $common --duration 2 $ycsb_hot --sketch-kib 1
+        run "$v bank verify small sketch" 90 $b $common --duration 2 $bank --sketch-kib 1
+        ;;
+    esac
     run "$v bank 16 threads" 90 $b --threads 16 --warmup 0 --duration 1 $bank
     run "$v bank 64 threads ends in time" 120 tests/overrun_test.sh $b --threads 64 --warmup 0 --duration 1 $bank
 done

@@ -1,6 +1,7 @@
 /* Unit tests of the generic transaction (cc/txn.c) over the NONE algorithm: access-set
  * growth and re-lookup, undo on abort, insert/delete publication at commit, ordered-index
- * operations at commit, filling an insert in place, reuse of the rows of aborted inserts,
+ * operations at commit, filling an insert in place, reuse of the rows of aborted inserts
+ * (also after their context went away),
  * the commit-time lock order, history records, sticky abort, and log-area chunk growth. */
 #include <string.h>
 
@@ -161,6 +162,37 @@ static void insert_rows_reused(void)
     txn_destroy(t);
 }
 
+/* A context that goes away gives its rows back to their table (struct row_freelist): a
+ * failed client's abandoned context (txn_fork, then the backup coordinator aborts its
+ * insert and destroys it, benchmarks/recovery.c) holds the row of that insert and the
+ * rest of its reserved block; the next inserts, of the client's fork, get all of them,
+ * and the table hands out no new row. */
+static void destroyed_context_gives_rows_back(void)
+{
+    struct table *tab = make_table(false, 10);
+    struct txn *a = txn_create(0, false);
+    txn_begin(a, false);
+    struct row *n;
+    CHECK(txn_insert(a, tab, 700, &n, NULL) == RC_OK);
+    struct txn *b = txn_fork(a); /* the client fails; a is abandoned, undecided */
+    txn_user_abort(a);           /* the backup's decision */
+    txn_abort(a);
+    uint64_t rows = table_nrows(tab);
+    txn_destroy(a);
+    txn_begin(b, false);
+    bool again = false;
+    for (uint64_t k = 0; k < ROW_BLOCK; k++) { /* the insert's row and ROW_BLOCK - 1 more */
+        struct row *m;
+        CHECK(txn_insert(b, tab, 800 + k, &m, NULL) == RC_OK);
+        again |= m == n;
+    }
+    CHECK(txn_commit(b) == RC_OK);
+    CHECK(again);
+    CHECK_EQ_U(table_nrows(tab), rows);
+    CHECK(idx_hash_get(tab->primary, 800 + ROW_BLOCK - 1) != NULL);
+    txn_destroy(b);
+}
+
 /* The commit-time lock order: sorted by row address, a permutation of the input, for
  * small sets (insertion sort) and large ones (heapsort). */
 static void sort_by_row(void)
@@ -264,6 +296,7 @@ int main(void)
     RUN_CASE(insert_delete_publish);
     RUN_CASE(index_ops_at_commit);
     RUN_CASE(insert_rows_reused);
+    RUN_CASE(destroyed_context_gives_rows_back);
     RUN_CASE(sort_by_row);
     RUN_CASE(history_records);
     RUN_CASE(arena_growth);

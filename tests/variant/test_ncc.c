@@ -1,10 +1,14 @@
-/* variants: ncc-rw ncc ncc-rw-no-rtc
+/* variants: ncc-rw ncc ncc-rw-no-rtc ncc-ro-no-tr
  * NCC's mechanisms, driven through the transaction API with several transaction contexts
  * interleaved by hand (one per "thread" id; a request that must wait runs in a thread of
  * its own). The Makefile links this file against each variant or mutant named on the
- * first line; linked against the mutant without response timing control
- * (VTEST_MUTANT, tests/mutants.tsv) it runs only the timestamp-inversion case and then
- * requires the history NOT to be strictly serializable: the check sees the bug.
+ * first line (a mutant with VTEST_MUTANT and its own -DMUTANT_ flag, tests/mutants.tsv).
+ * Linked against the mutant without response timing control it runs only the
+ * timestamp-inversion case and then requires the history NOT to be strictly
+ * serializable: the check sees the bug. Linked against the mutant whose read-only reads
+ * do not raise tr it runs every case; all but the writer-began-before case pass as on
+ * the base, and that one requires the read-only transaction to see part of the writer
+ * (a history that is not serializable).
  * Cases: refinement (a write ordered after a later-timestamped read commits through smart
  * retry), early abort, reads behind reads are not delayed, a read of an undecided write
  * waits for its commit / is re-executed after its abort, smart retry fails on a version
@@ -12,8 +16,10 @@
  * client's attempt is committed by the backup coordinator, timestamp inversion with
  * skewed clocks (strict check); with the
  * read-only protocol (ncc): a read-only read leaves nothing that delays or early-aborts
- * an older writer, a version past the snapshot aborts it, and the inversion case aborts
- * the read-only transaction instead of committing it. */
+ * an older writer, a version past the snapshot aborts it, a writer that began before the
+ * snapshot and writes a key after the read-only transaction read it is never seen in
+ * part (the reader aborts on its other write, and its retry sees both), and the
+ * inversion case aborts the read-only transaction instead of committing it. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -26,10 +32,15 @@
 #include "tests/unit/check.h"
 #include "tests/variant/rows.h"
 
-#ifdef VTEST_MUTANT
-#define MUTANT 1
+#ifdef MUTANT_NCC_NO_RTC
+#define NO_RTC 1 /* the mutant without response timing control */
 #else
-#define MUTANT 0
+#define NO_RTC 0
+#endif
+#ifdef MUTANT_NCC_RO_NO_TR
+#define RO_NO_TR 1 /* the mutant whose read-only reads leave tr as it is */
+#else
+#define RO_NO_TR 0
 #endif
 
 #define NT 4
@@ -263,6 +274,62 @@ static void read_only_stale(void)
     CHECK(txn_commit(T[2]) == RC_OK);
 }
 
+/* A writer W that began before a read-only snapshot and writes a key after the reader
+ * read it (I6): R (t_ro > W's t) reads row 16; W then writes 17 (tw = its t) and 16,
+ * whose tr R raised to t_ro, so that write takes tw > t_ro; W's safeguard fails and smart
+ * retry commits both writes at that tw. R's read of 17 must then abort (read_only_stale:
+ * W's version is past t_ro) rather than return W's 17 beside the 16 before W, and its
+ * retry reads both of W's values. On the mutant R's read left tr below W's t: W commits
+ * at its t at first try, and R reads W's 17 with the old 16 (not serializable). */
+static void read_only_writer_began_before(void)
+{
+    if (!has_read_only_protocol())
+        return;
+    struct txn *w = txn_create(0, true), *r = txn_create(2, true);
+    cc_thread_init(w);
+    cc_thread_init(r);
+    int64_t x0 = committed(16), y0 = committed(17), x, y;
+    txn_begin(w, false);
+    sleep_ms(1);
+    txn_begin(r, false);
+    txn_declare_read_only(r);
+    CHECK(rd(r, 16, &x) == RC_OK && x == x0);
+    CHECK(add(w, 17, 1) == RC_OK);
+    CHECK(add(w, 16, 1) == RC_OK); /* after R's read, not early-aborted (R left no entry) */
+    CHECK(txn_commit(w) == RC_OK);
+    CHECK_EQ_U(counter(w, "smart_retry"), RO_NO_TR ? 0 : 1);
+    CHECK(committed(16) == x0 + 1 && committed(17) == y0 + 1);
+    if (RO_NO_TR) {
+        CHECK(rd(r, 17, &y) == RC_OK && y == y0 + 1); /* W's 17, the 16 before W */
+        CHECK(txn_commit(r) == RC_OK);
+    } else {
+        CHECK(rd(r, 17, NULL) == RC_ABORT);
+        CHECK(txn_abort_reason(r) == AR_READ_ONLY);
+        txn_abort(r);
+        txn_begin(r, true);
+        txn_declare_read_only(r);
+        CHECK(rd(r, 16, &x) == RC_OK && x == x0 + 1);
+        CHECK(rd(r, 17, &y) == RC_OK && y == y0 + 1);
+        CHECK(txn_commit(r) == RC_OK);
+    }
+    struct hist_log *logs[2] = {txn_take_history(w), txn_take_history(r)};
+    const char *names[64];
+    for (int i = 0; i < 64; i++)
+        names[i] = "t";
+    struct hist_result res;
+    hist_check(logs, 2, names, tab->id + 1, HIST_LEVEL_STRICT, stdout, &res);
+    CHECK(res.txns == 2u);
+    CHECK(res.ok == !RO_NO_TR); /* the mutant's R read W's 17 but not W's 16: a cycle */
+    for (int i = 0; i < 2; i++) {
+        hist_log_free(logs[i]);
+        mem_free(logs[i]);
+    }
+    cc_thread_fini(w);
+    cc_thread_fini(r);
+    txn_destroy(w);
+    txn_destroy(r);
+}
+
 /* ---- timestamp inversion (section 5.2's pitfall) ---- */
 
 static atomic_int stage; /* 1: A read y; 2: T1 committed; 3: T2 committed */
@@ -347,7 +414,7 @@ static void timestamp_inversion(void)
     hist_check(logs, 3, names, tab->id + 1, HIST_LEVEL_SER, stdout, &res);
     CHECK(res.ok);      /* serializable either way */
     CHECK(res.txns == (has_read_only_protocol() ? 2u : 3u));
-    CHECK(res.strict == (MUTANT ? 0 : 1));
+    CHECK(res.strict == (NO_RTC ? 0 : 1));
     for (int i = 0; i < 3; i++) {
         hist_log_free(logs[i]);
         mem_free(logs[i]);
@@ -364,12 +431,12 @@ int main(void)
 {
     clock_calibrate();
     cc_init(NT);
-    tab = make_table(16, true);
+    tab = make_table(18, true);
     for (int i = 0; i < NT; i++) {
         T[i] = txn_create(i, false);
         cc_thread_init(T[i]);
     }
-    if (!MUTANT) {
+    if (!NO_RTC) {
         RUN_CASE(refinement_and_smart_retry);
         RUN_CASE(early_abort);
         RUN_CASE(reads_not_delayed);
@@ -380,6 +447,7 @@ int main(void)
         RUN_CASE(fork_is_another_attempt);
         RUN_CASE(read_only_leaves_nothing);
         RUN_CASE(read_only_stale);
+        RUN_CASE(read_only_writer_began_before);
     }
     RUN_CASE(timestamp_inversion);
     for (int i = 0; i < NT; i++) {
