@@ -2,8 +2,9 @@
 #   release  build/bin/rundb-<variant>          -O2 -g, jemalloc
 #   asan     build/asan/bin/rundb-<variant>     AddressSanitizer + UBSan (system malloc)
 #   tsan     build/tsan/bin/rundb-<variant>     ThreadSanitizer (system malloc)
-# Targets: all (release), run (main job), test, bench, figures, asan, tsan, unit, mutation,
-#   deps, clean.
+# Targets: all (release), run (main job), test (the fast tier), check (the rest: sanitizers,
+#   long cases, mutation, shared writes), bench, figures, asan, tsan, unit, mutation,
+#   shared-writes, deps, clean.
 # Make variables: INDEX=own|tbb (hash index), VARIANT=<name> (build just one), STATS=0|1.
 
 CC := gcc
@@ -84,7 +85,7 @@ INDEX_SRC_own := storage/index_hash.c
 INDEX_SRC_tbb := storage/index_tbb_hash.cpp
 INDEX_SRCS := $(INDEX_SRC_$(INDEX)) storage/index_tbb_ordered.cpp
 
-.PHONY: all run test bench figures asan tsan unit deps clean mutation shared-writes
+.PHONY: all run test check bench figures asan tsan unit deps clean mutation shared-writes
 all: $(foreach v,$(VARIANTS),$(B)/bin/rundb-$(v))
 
 # Generic code is compiled once per (flavor, CC_META_SIZE): it never depends on the
@@ -202,8 +203,17 @@ deps:
 run:
 	@tests/install_deps.sh && $(MAKE) --no-print-directory -j$(NPROC) all && experiments/default.sh
 
+# The fast tier (README's test command, before every commit) and the rest (`make check`,
+# which CI runs after `make test`): tests/run.sh fast|slow, then the mutation tests and
+# the shared-writes check.
 test:
-	@tests/install_deps.sh plots cluster && $(MAKE) --no-print-directory -j$(NPROC) all asan tsan unit && tests/run.sh
+	@tests/install_deps.sh plots cluster && $(MAKE) --no-print-directory -j$(NPROC) all unit && tests/run.sh fast
+
+# (each part runs even when one before failed; the target fails if any did)
+check:
+	@tests/install_deps.sh plots cluster && $(MAKE) --no-print-directory -j$(NPROC) all asan tsan unit && \
+		{ tests/run.sh slow; a=$$?; $(MAKE) --no-print-directory mutation; b=$$?; \
+		  $(MAKE) --no-print-directory shared-writes; c=$$?; [ "$$a$$b$$c" = 000 ]; }
 
 bench:
 	@tests/install_deps.sh && $(MAKE) --no-print-directory -j$(NPROC) all && experiments/bench.sh

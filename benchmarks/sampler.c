@@ -36,12 +36,13 @@ static uint64_t stall_progress(const struct sampler *sm, uint64_t *each)
     for (int i = 0; i < sm->n; i++) {
         const struct sampler_feed *f = sm->feeds[i];
         /* relaxed: see struct sampler_feed */
+        /* acquire: see struct sampler_feed */
+        bool left = atomic_load_explicit(&f->exited, memory_order_acquire);
         uint64_t mine = atomic_load_explicit(&f->committed, memory_order_relaxed) +
-                        atomic_load_explicit(&f->idle_beats, memory_order_relaxed) +
-                        /* acquire: see struct sampler_feed */
-                        atomic_load_explicit(&f->exited, memory_order_acquire);
+                        atomic_load_explicit(&f->idle_beats, memory_order_relaxed) + left;
         c += mine;
-        each[i] = mine + atomic_load_explicit(&f->aborted, memory_order_relaxed);
+        each[i] = left ? WATCHDOG_LEFT
+                       : mine + atomic_load_explicit(&f->aborted, memory_order_relaxed);
     }
     return c;
 }

@@ -29,6 +29,8 @@ bool watchdog_stalled(struct watchdog *wd, double now_s, uint64_t progress,
         stalled = true;
     }
     for (int i = 0; i < wd->n && !stalled; i++) {
+        if (each[i] == WATCHDOG_LEFT)
+            continue;
         if (each[i] != wd->each[i]) {
             wd->each[i] = each[i];
             wd->each_since[i] = now_s;

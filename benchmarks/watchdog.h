@@ -29,6 +29,8 @@ struct watchdog {
 
 void watchdog_start(struct watchdog *wd, double timeout_s, double now_s, uint64_t progress,
                     int n, const uint64_t *each);
+/* each[i] of a worker that has left: it waits for nothing, so it cannot stall. */
+#define WATCHDOG_LEFT UINT64_MAX
 /* Feeds the run's progress count and each worker's (each[i]) at now_s; true when one of
  * them has not changed for timeout_s. */
 bool watchdog_stalled(struct watchdog *wd, double now_s, uint64_t progress,

@@ -1,16 +1,30 @@
 #!/usr/bin/env bash
-# The test suite (run by `make test` after building every flavor):
-#   unit tests (build/tests/test_*), the layering check, CLI bad-input tests, and for
-#   every serializable variant of config/variants.tsv: YCSB theta 0.99 with 8 threads and --verify (history
-#   check), the bank workload with --verify (money conserved, audits see their branch's
-#   total), 64 threads ending within 2 s of the window, TPC-C with --check and
-#   --verify (tests/tpcc_test.sh), YCSB and bank under ThreadSanitizer, and one
-#   AddressSanitizer run; the sweep runner (spec validation, resume, failures, GNU
-#   parallel, a one-node SLURM cluster), the plot scripts, pin plans, open-loop load, the
-#   network model and the storage model.
+# The test suite, in two tiers (README, docs/correctness.md):
+#   tests/run.sh fast   `make test`, before every commit (about 10 minutes on 2 cores with
+#                       the build): unit and variant tests, the layering check, the CLI
+#                       bad-input tests, the watchdogs, the sweep runner and the plots, pin
+#                       plans, open loop, the network model; for every variant of
+#                       config/variants.tsv YCSB theta 0.99 with 8 threads and --verify
+#                       (history check), the same with blind writes, the bank workload
+#                       with --verify and a stall timeout shorter than its window (money
+#                       conserved, audits see their branch's total, no deadlock passes),
+#                       the sketch variants with the smallest sketch, TPC-C --check
+#                       --verify (tests/tpcc_test.sh fast); the storage model.
+#   tests/run.sh slow   `make check` runs it after the fast tier: the long cases (YCSB
+#                       100k rows, bank at 16 threads, 64 threads ending within 2 s of
+#                       the window), TPC-C's longer cases (tests/tpcc_test.sh slow), YCSB
+#                       and bank under ThreadSanitizer, one AddressSanitizer run a variant.
 # Ends with "N passed, N failed"; exit status 1 if anything failed.
 set -u
 cd "$(dirname "$0")/.."
+tier=${1:-fast}
+case $tier in
+fast | slow) ;;
+*)
+    echo "usage: tests/run.sh fast|slow" >&2
+    exit 2
+    ;;
+esac
 pass=0
 fail=0
 failed=()
@@ -33,6 +47,28 @@ run() {
     fi
 }
 
+# tpcc TIER: the TPC-C cases of tests/tpcc_test.sh, counted here.
+tpcc() {
+    while IFS= read -r line; do
+        echo "$line"
+        case $line in
+        "ok "*) pass=$((pass + 1)) ;;
+        "FAIL "*)
+            fail=$((fail + 1))
+            failed+=("${line#FAIL }")
+            ;;
+        esac
+    done < <(tests/tpcc_test.sh "$1")
+}
+
+variants=$(awk '!/^#/ && NF {print $1}' config/variants.tsv)
+ycsb_hot="--workload ycsb --theta 0.99 --rows 1000 --read-ratio 0.5 --fields 4 --field-size 16"
+ycsb_wide="--workload ycsb --theta 0.99 --rows 100000 --read-ratio 0.5 --fields 10 --field-size 10"
+bank="--workload bank --accounts 200 --hot-accounts 4 --hot-prob 0.5"
+common="--threads 8 --warmup 0 --verify"
+storage="--workload ycsb --rows 2000 --threads 16 --warmup 0 --duration 2 --verify --storage nvme --cache-rows 200"
+
+if [ "$tier" = fast ]; then
 echo "== unit tests"
 for t in build/tests/test_*; do
     [ -x "$t" ] && run "unit $(basename "$t")" 300 "$t"
@@ -44,18 +80,15 @@ run "layers (tests/layers_test.sh)" 60 tests/layers_test.sh
 echo "== command-line tests"
 run "cli bad input" 120 tests/cli_test.sh build/bin/rundb-no-wait
 
+echo "== the watchdogs: a thread blocked in each phase is reported (tests/watchdog_test.sh)"
+run "watchdogs see every phase" 200 tests/watchdog_test.sh build/bin/rundb-no-wait
+
 echo "== sweep runner and plots"
 run "runner (tests/test_runner.py)" 600 /usr/bin/python3 -m unittest tests/test_runner.py
 run "plots (tests/test_plots.py)" 300 /usr/bin/python3 -m unittest tests/test_plots.py
 run "pin plans (tests/test_pin_plan.py)" 120 /usr/bin/python3 -m unittest tests/test_pin_plan.py
 run "open loop (tests/test_open_loop.py)" 120 /usr/bin/python3 -m unittest tests/test_open_loop.py
 run "network model (tests/test_network.py)" 120 /usr/bin/python3 -m unittest tests/test_network.py
-
-variants=$(awk '!/^#/ && NF {print $1}' config/variants.tsv)
-ycsb_hot="--workload ycsb --theta 0.99 --rows 1000 --read-ratio 0.5 --fields 4 --field-size 16"
-ycsb_wide="--workload ycsb --theta 0.99 --rows 100000 --read-ratio 0.5 --fields 10 --field-size 10"
-bank="--workload bank --accounts 200 --hot-accounts 4 --hot-prob 0.5"
-common="--threads 8 --warmup 0 --verify"
 
 echo "== correctness: 8 threads on $(nproc) cores, history check and invariants"
 for v in $variants; do
@@ -65,21 +98,20 @@ for v in $variants; do
         run "$v ycsb 1 thread verify" 60 $b --threads 1 --warmup 0 --verify --duration 1 $ycsb_hot
         continue
     fi
-    run "$v ycsb hot verify" 90 $b $common --duration 2 $ycsb_hot
-    run "$v ycsb 100k rows verify" 90 $b $common --duration 2 $ycsb_wide
-    run "$v bank verify" 90 $b $common --duration 2 $bank
+    run "$v ycsb hot verify" 90 $b $common --duration 1 $ycsb_hot
+    # blind writes: versions ordered by WW edges alone
+    run "$v ycsb hot blind writes verify" 90 $b $common --duration 1 $ycsb_hot --blind-writes 0.5
+    # a worker (or the run) that ends nothing for 1 s of the 2 s window fails: a deadlock
+    run "$v bank verify, no stall" 90 $b $common --duration 2 --stall-timeout 1 $bank
     case $v in
     *-sketch) # the smallest sketch (1 KiB: 16 cells a row): evicted keys share cells
-        run "$v ycsb hot verify small sketch" 90 $b $common --duration 2 $ycsb_hot --sketch-kib 1
-        run "$v bank verify small sketch" 90 $b $common --duration 2 $bank --sketch-kib 1
+        run "$v ycsb hot verify small sketch" 90 $b $common --duration 1 $ycsb_hot --sketch-kib 1
+        run "$v bank verify small sketch" 90 $b $common --duration 1 $bank --sketch-kib 1
         ;;
     esac
-    run "$v bank 16 threads" 90 $b --threads 16 --warmup 0 --duration 1 $bank
-    run "$v bank 64 threads ends in time" 120 tests/overrun_test.sh $b --threads 64 --warmup 0 --duration 1 $bank
 done
 
 echo "== storage model: a small cache (more rows in use than slots), history check"
-storage="--workload ycsb --rows 2000 --threads 16 --warmup 0 --duration 2 --verify --storage nvme --cache-rows 200"
 run "no-wait ycsb storage model verify" 60 build/bin/rundb-no-wait $storage
 run "silo ycsb storage model verify" 60 build/bin/rundb-silo $storage
 # timestamps in the row are metadata on storage; FPSketch's never touch it
@@ -88,17 +120,20 @@ run "tictoc-sketch ycsb storage model, timestamps in memory" 60 tests/storage_me
 run "sto ycsb storage model, timestamps on storage" 60 tests/storage_meta.sh build/bin/rundb-sto on $storage
 run "no-wait ycsb storage model, no timestamps" 60 tests/storage_meta.sh build/bin/rundb-no-wait off $storage
 
-echo "== TPC-C (tests/tpcc_test.sh)"
-while IFS= read -r line; do
-    echo "$line"
-    case $line in
-    "ok "*) pass=$((pass + 1)) ;;
-    "FAIL "*)
-        fail=$((fail + 1))
-        failed+=("${line#FAIL }")
-        ;;
-    esac
-done < <(tests/tpcc_test.sh)
+echo "== TPC-C (tests/tpcc_test.sh fast)"
+tpcc fast
+else
+echo "== long cases: more rows, more threads"
+for v in $variants; do
+    [ "$v" = none ] && continue
+    b=build/bin/rundb-$v
+    run "$v ycsb 100k rows verify" 90 $b $common --duration 2 $ycsb_wide
+    run "$v bank 16 threads" 90 $b --threads 16 --warmup 0 --duration 1 $bank
+    run "$v bank 64 threads ends in time" 120 tests/overrun_test.sh $b --threads 64 --warmup 0 --duration 1 $bank
+done
+
+echo "== TPC-C (tests/tpcc_test.sh slow)"
+tpcc slow
 
 echo "== ThreadSanitizer"
 for v in $variants; do
@@ -135,6 +170,8 @@ for v in $variants; do
     [ "$v" = none ] && t=1
     run "asan $v ycsb" 120 $b --threads $t --warmup 0 --duration 1 $ycsb_hot --verify --queries-per-thread 2000
 done
+
+fi
 
 echo
 if [ $fail -gt 0 ]; then

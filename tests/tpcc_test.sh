@@ -1,14 +1,24 @@
 #!/usr/bin/env bash
-# End-to-end TPC-C tests (release binaries in build/bin; run from anywhere):
-#   for every variant of config/variants.tsv but none: the standard mix and the
-#   neworder-payment mix, 1 warehouse, 8 threads, --check; a short --verify run;
-#   2 warehouses with --partition-by-warehouse (and 3 under TSan: placed tables); a --dump that loads back with the row
-#   counts of the run's JSON (awk, and sqlite3 where installed, which also re-checks
-#   two consistency conditions in SQL); bad TPC-C flags exit 2.
+# End-to-end TPC-C tests (release binaries in build/bin; run from anywhere), in the two
+# tiers of tests/run.sh:
+#   fast  for every variant of config/variants.tsv but none: the standard mix, 1
+#         warehouse, 8 threads, --check and --verify in one short run; a --dump that loads
+#         back with the row counts of the run's JSON (awk, and sqlite3 where installed,
+#         which also re-checks two consistency conditions in SQL); bad TPC-C flags exit 2.
+#   slow  for every variant: the standard and the neworder-payment mix with --check, 2 s
+#         each; 2 warehouses with --partition-by-warehouse (and 3 under TSan: placed
+#         tables).
 # Prints "ok <case>" or "FAIL <case>" per case; exit status 1 if any failed.
-# About 80 s on 2 cores.
 set -u
 cd "$(dirname "$0")/.."
+tier=${1:-fast}
+case $tier in
+fast | slow) ;;
+*)
+    echo "usage: tests/tpcc_test.sh fast|slow" >&2
+    exit 2
+    ;;
+esac
 fail=0
 log=$(mktemp)
 dump=$(mktemp -d)
@@ -52,20 +62,24 @@ for v in $variants; do
         fail=1
         continue
     fi
-    run "tpcc $v standard check" 90 $b $tpcc --duration 2 --mix standard
-    run "tpcc $v neworder-payment check" 90 $b $tpcc --duration 2 --mix neworder-payment
-    run "tpcc $v verify" 120 $b $tpcc --duration 0.3 --verify
+    if [ "$tier" = fast ]; then
+        run "tpcc $v standard check verify" 120 $b $tpcc --duration 0.5 --mix standard --verify
+    else
+        run "tpcc $v standard check" 90 $b $tpcc --duration 2 --mix standard
+        run "tpcc $v neworder-payment check" 90 $b $tpcc --duration 2 --mix neworder-payment
+    fi
 done
 
 b=build/bin/rundb-no-wait
-run "tpcc 2 warehouses partitioned" 90 build/bin/rundb-silo --workload tpcc --warehouses 2 \
-    --threads 4 --warmup 0 --duration 1 --check --partition-by-warehouse
-# placed tables (storage/table.h) loaded and grown by several threads, under TSan
-run "tsan tpcc 3 warehouses partitioned" 180 env TSAN_OPTIONS="halt_on_error=1 exitcode=66" \
-    build/tsan/bin/rundb-wound-wait --workload tpcc --warehouses 3 --threads 4 --warmup 0 \
-    --duration 1 --check --partition-by-warehouse --queries-per-thread 2000
+if [ "$tier" = slow ]; then
+    run "tpcc 2 warehouses partitioned" 90 build/bin/rundb-silo --workload tpcc --warehouses 2 \
+        --threads 4 --warmup 0 --duration 1 --check --partition-by-warehouse
+    run "tsan tpcc 3 warehouses partitioned" 180 env TSAN_OPTIONS="halt_on_error=1 exitcode=66" \
+        build/tsan/bin/rundb-wound-wait --workload tpcc --warehouses 3 --threads 4 --warmup 0 \
+        --duration 1 --check --partition-by-warehouse --queries-per-thread 2000
+    exit $fail
+fi
 
-# dump: the CSV files hold the rows the run reports, with the right header and shape
 dump_case() {
     timeout 120 $b --workload tpcc --threads 2 --warmup 0 --duration 0.5 --check --dump "$dump" \
         >"$dump/result.json" 2>"$log" || { echo "run failed"; return 1; }

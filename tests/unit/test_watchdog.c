@@ -54,6 +54,22 @@ static void one_stuck_worker_stalls(void)
     watchdog_fini(&wd);
 }
 
+/* A worker that left (WATCHDOG_LEFT) while another still runs its last attempt: no stall
+ * until the run's own count stands still. */
+static void a_worker_that_left_never_stalls(void)
+{
+    struct watchdog wd;
+    uint64_t each[2] = {5, 5};
+    watchdog_start(&wd, 10, 0.0, 0, 2, each);
+    each[0] = WATCHDOG_LEFT;
+    uint64_t run = 0;
+    for (double t = 1; t <= 30; t++) {
+        each[1]++;
+        CHECK(!watchdog_stalled(&wd, t, ++run, each));
+    }
+    watchdog_fini(&wd);
+}
+
 static void off_never_stalls(void)
 {
     struct watchdog wd;
@@ -110,6 +126,7 @@ int main(void)
 {
     RUN_CASE(stalls_only_after_timeout);
     RUN_CASE(one_stuck_worker_stalls);
+    RUN_CASE(a_worker_that_left_never_stalls);
     RUN_CASE(off_never_stalls);
     RUN_CASE(report_names_rows_and_holders);
     return check_failures ? 1 : 0;
