@@ -102,9 +102,10 @@ static void backoff(struct rng *r, unsigned retries, double max_us, bool yield)
     }
 }
 
-/* The client fails (recovery.h): its attempt t, about to be decided, goes to the backup
- * coordinator; the client goes on with a fresh context. */
-static __attribute__((noinline)) void fail_client(struct worker *wk, struct txn **tp)
+/* The client fails (recovery.h): its attempt t of query q, about to be decided, goes to
+ * the backup coordinator; the client goes on with a fresh context. */
+static __attribute__((noinline)) void fail_client(struct worker *wk, struct txn **tp,
+                                                  const void *q)
 {
     struct txn *old = *tp, *t = txn_fork(old);
     cc_thread_init(t);
@@ -112,7 +113,7 @@ static __attribute__((noinline)) void fail_client(struct worker *wk, struct txn 
     net_stats_merge(&wk->net_prev, txn_net_stats(old));
     sm_stats_merge(&wk->sm_prev, txn_sm_stats(old));
     wk->failed = true;
-    recovery_submit(old);
+    recovery_submit(old, q, wk->w->query_size(wk->o));
     *tp = t;
 }
 
@@ -130,7 +131,7 @@ __attribute__((noinline)) bool driver_run_query(struct worker *wk, struct txn **
         txn_begin(t, retries > 0);
         enum rc rc = w->run(t, q);
         if (rc == RC_OK && fail_at && !wk->failed && clock_ticks() >= fail_at) {
-            fail_client(wk, tp); /* the query's outcome is the backup coordinator's */
+            fail_client(wk, tp, q); /* the query's outcome is the backup coordinator's */
             return true;
         }
         if (rc == RC_OK)
@@ -162,7 +163,7 @@ __attribute__((noinline)) bool driver_run_query(struct worker *wk, struct txn **
     uint64_t end = decided ? decided : clock_ticks();
     wk->types[type].commits++;
     if (w->committed)
-        w->committed(q);
+        w->committed(t, q);
     /* relaxed: see struct sampler_feed; a plain load, this thread is the only writer */
     atomic_store_explicit(&wk->feed.committed,
                           atomic_load_explicit(&wk->feed.committed, memory_order_relaxed) + 1,
@@ -370,7 +371,7 @@ void driver_run(const struct workload *w, const struct options *o, struct run_re
     }
     res->series.interval_s = o->series_interval_s;
     if (o->fail_commit_at_s > 0)
-        recovery_start(o->recovery_timeout_ms, o->verify);
+        recovery_start(o->recovery_timeout_ms, o->verify, w);
     fail_at = o->fail_commit_at_s > 0
                   ? clock_ticks() + (uint64_t)(o->fail_commit_at_s * clock_ticks_per_s)
                   : 0;

@@ -6,14 +6,17 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
+#include "benchmarks/workload.h"
 #include "cc/cc.h"
 #include "storage/clock.h"
 #include "storage/mem.h"
 
 struct pending {
     struct txn *t;
+    void *q; /* a copy of its query: the client's query array may be gone by the decision */
     uint64_t handed, deadline; /* ticks */
 };
 
@@ -22,6 +25,7 @@ static struct {
     pthread_cond_t cv;
     pthread_t th;
     bool running, stop, verify;
+    const struct workload *w;
     uint64_t timeout_ticks;
     struct pending *q; /* FIFO: deadlines grow with hand-off times */
     size_t head, n, cap;
@@ -34,6 +38,8 @@ static void finish(const struct pending *p, bool at_stop)
     enum rc rc = txn_commit(p->t);
     if (rc != RC_OK)
         txn_abort(p->t);
+    else if (rc_.w->committed) /* judged as the client would have (its note is in p->t) */
+        rc_.w->committed(p->t, p->q);
     uint64_t now = clock_ticks();
     pthread_mutex_lock(&rc_.mu);
     if (rc == RC_OK)
@@ -52,6 +58,7 @@ static void finish(const struct pending *p, bool at_stop)
     pthread_mutex_unlock(&rc_.mu);
     cc_thread_fini(p->t);
     txn_destroy(p->t);
+    free(p->q);
 }
 
 static void *backup_main(void *arg)
@@ -90,8 +97,9 @@ static void *backup_main(void *arg)
     return NULL;
 }
 
-void recovery_start(double timeout_ms, bool verify)
+void recovery_start(double timeout_ms, bool verify, const struct workload *w)
 {
+    rc_.w = w;
     rc_.timeout_ticks = (uint64_t)(timeout_ms * 1e-3 * clock_ticks_per_s);
     rc_.verify = verify;
     rc_.stop = false;
@@ -104,8 +112,12 @@ void recovery_start(double timeout_ms, bool verify)
     rc_.running = true;
 }
 
-void recovery_submit(struct txn *t)
+void recovery_submit(struct txn *t, const void *q, size_t qsize)
 {
+    void *qc = malloc(qsize);
+    if (!qc)
+        abort();
+    memcpy(qc, q, qsize);
     uint64_t now = clock_ticks();
     pthread_mutex_lock(&rc_.mu);
     if (rc_.n == rc_.cap) {
@@ -116,7 +128,7 @@ void recovery_submit(struct txn *t)
         rc_.q = q;
         rc_.cap = cap;
     }
-    rc_.q[rc_.n++] = (struct pending){t, now, now + rc_.timeout_ticks};
+    rc_.q[rc_.n++] = (struct pending){t, qc, now, now + rc_.timeout_ticks};
     rc_.res.dropped++;
     pthread_cond_signal(&rc_.cv);
     pthread_mutex_unlock(&rc_.mu);

@@ -7,7 +7,9 @@
  * here (the paper's is the server of the transaction's first key, told the cohorts by
  * the last shot), waits T after the hand-off, then finishes the attempt exactly as its
  * client would have: the safeguard and smart retry, then commit or abort messages
- * (txn_commit, else txn_abort). Those outcomes are counted apart from the clients'.
+ * (txn_commit, else txn_abort). Those outcomes are counted apart from the clients'; an
+ * attempt it commits goes to the workload's committed hook, with a copy of its query
+ * taken at the hand-off, in the backup thread.
  *
  * Threading: recovery_submit is called by workers; everything else by the driver's
  * thread. An abandoned struct txn belongs to the backup thread from the hand-off on. */
@@ -15,12 +17,14 @@
 #define BENCH_RECOVERY_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "storage/latency.h"
 #include "cc/history.h"
 
 struct txn;
+struct workload;
 
 struct recovery_result {
     uint64_t dropped;             /* attempts handed over */
@@ -31,10 +35,11 @@ struct recovery_result {
     struct hist_log **hist;
 };
 
-/* Starts the backup thread (timeout in milliseconds). */
-void recovery_start(double timeout_ms, bool verify);
-/* Hands over t, whose client failed before deciding it. */
-void recovery_submit(struct txn *t);
+/* Starts the backup thread (timeout in milliseconds) for workload w's attempts. */
+void recovery_start(double timeout_ms, bool verify, const struct workload *w);
+/* Hands over t, the attempt of query q (qsize bytes, copied), whose client failed before
+ * deciding it. */
+void recovery_submit(struct txn *t, const void *q, size_t qsize);
 /* Finishes every attempt still pending at once (the run is over), stops the thread and
  * fills res; the contexts are freed, their history logs go to res. */
 void recovery_stop(struct recovery_result *res);

@@ -33,8 +33,11 @@ struct workload {
     int (*query_type)(const void *q);
     /* Runs the query as one attempt: RC_ABORT as soon as any call aborts. */
     enum rc (*run)(struct txn *t, const void *q);
-    /* After query q committed, in the worker that ran it (NULL: nothing to do). */
-    void (*committed)(const void *q);
+    /* After query q committed as the attempt of context t (what the attempt saw may be in
+     * txn_note(t)): in the worker that ran it, or in the backup coordinator for an attempt
+     * a failed client left (benchmarks/recovery.h), so it must be thread-safe (NULL:
+     * nothing to do). */
+    void (*committed)(struct txn *t, const void *q);
     /* After the run: checks the workload's invariants, prints failures to `out`; NULL
      * when the workload has none. */
     bool (*check)(const struct options *o, FILE *out);

@@ -106,6 +106,13 @@ void txn_declare_read_only(struct txn *t);
  * depend on their replies (e.g. keys read from a row). Only the network model uses it (a
  * new execution round per shot, cc/netmodel.h); algorithms do not see it. */
 void txn_shot_end(struct txn *t);
+/* TXN_NOTE_SIZE bytes (8-aligned) of the context for the workload: what an attempt saw,
+ * written by its run and read by the workload's committed hook (benchmarks/workload.h).
+ * They belong to the context, not to the thread, so they travel with an attempt handed
+ * to a backup coordinator (txn_fork). Never cleared: an attempt writes them before its
+ * hook reads them. */
+#define TXN_NOTE_SIZE 32
+void *txn_note(struct txn *t);
 /* Hint: this transaction will access row r no more (e.g. the last write of a query to
  * it); algorithms that release early (Bamboo retires its lock) use it, others ignore it. */
 void txn_last_access(struct txn *t, struct row *r);

@@ -183,6 +183,10 @@ enum rc cc_commit(struct txn *t)
 #ifdef MUTANT_SILO_SKIP_READ_VALIDATION /* mutant: no read-set validation */
     nr = 0;
 #endif
+#ifdef MUTANT_SILO_RW_SKIP_READ_VALIDATION /* mutant: a writer leaves the rows it only read */
+    if (nw)
+        nr = 0;
+#endif
     for (uint32_t i = 0; i < nr; i++)
         if (atomic_load(row_tid(rs[i]->row)) != rs[i]->cc_a)
             return txn_fail(t, AR_VALIDATION);

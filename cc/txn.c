@@ -421,6 +421,8 @@ bool txn_rmw_at_server;
 
 void txn_declare_read_only(struct txn *t) { t->read_only = true; }
 
+void *txn_note(struct txn *t) { return t->note; }
+
 void txn_shot_end(struct txn *t)
 {
     if (net_on)

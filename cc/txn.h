@@ -92,6 +92,7 @@ struct txn {
     /* per-attempt timers (ticks) */
     uint64_t attempt_start, a_wait, a_precommit, a_deadlock, a_index, a_commit;
     uint64_t a_ww_wait; /* the part of a_wait spent waiting for write access */
+    uint64_t note[TXN_NOTE_SIZE / 8]; /* the workload's (txn_note) */
     struct net_txn net; /* the network model's view of the attempt (cc/netmodel.h) */
     struct txn_stats st;
     struct sm_stats sm_st;   /* the storage model's counters (reset with st) */

@@ -26,6 +26,7 @@
 #include <time.h>
 
 #include "benchmarks/recovery.h"
+#include "benchmarks/workload.h"
 #include "cc/txn.h"
 #include "storage/index.h"
 #include "storage/mem.h"
@@ -172,19 +173,36 @@ static void rmw_at_server(void)
     txn_rmw_at_server = false;
 }
 
+/* The workload's committed hook as the backup coordinator calls it: the calls, and the
+ * query and note they saw (read after recovery_stop joined the backup thread). */
+static int hook_calls;
+static uint64_t hook_query, hook_note;
+static void hook_committed(struct txn *t, const void *q)
+{
+    hook_calls++;
+    memcpy(&hook_query, q, sizeof(hook_query));
+    memcpy(&hook_note, txn_note(t), sizeof(hook_note));
+}
+static const struct workload hook_workload = {.name = "hook", .committed = hook_committed};
+
 /* Client failure: a client hands its undecided attempt (a write of row 13) to the backup
  * coordinator instead of deciding it; a later reader of the row waits (response timing
  * control) until the backup, 100 ms later, runs the safeguard and commits it, then sees
- * the value. The backup decides as the client would: it commits, it does not just abort. */
+ * the value. The backup decides as the client would: it commits, it does not just abort;
+ * and it calls the workload's committed hook once, with the query as it was handed over
+ * (the client's own copy is gone) and the attempt's note. */
 static void recovery_commits(void)
 {
     struct txn *x = txn_create(3, false);
     cc_thread_init(x);
-    recovery_start(100, false);
+    recovery_start(100, false, &hook_workload);
     txn_begin(x, false);
     CHECK(add(x, 13, 3) == RC_OK);
+    uint64_t query = 1313, note = 31;
+    memcpy(txn_note(x), &note, sizeof(note));
     uint64_t t0 = clock_ticks();
-    recovery_submit(x); /* the client fails before its decision */
+    recovery_submit(x, &query, sizeof(query)); /* the client fails before its decision */
+    query = 0;
     sleep_ms(1);
     txn_begin(T[1], false);
     struct bg b = {.t = T[1], .key = 13};
@@ -199,6 +217,9 @@ static void recovery_commits(void)
     CHECK_EQ_U(res.dropped, 1);
     CHECK_EQ_U(res.committed, 1);
     CHECK_EQ_U(res.aborted, 0);
+    CHECK(hook_calls == 1);
+    CHECK_EQ_U(hook_query, 1313);
+    CHECK_EQ_U(hook_note, 31);
 }
 
 /* A failed client goes on, on the same thread, with a forked context (txn_fork) while its
