@@ -120,6 +120,12 @@ run "tictoc-sketch ycsb storage model, timestamps in memory" 60 tests/storage_me
 run "sto ycsb storage model, timestamps on storage" 60 tests/storage_meta.sh build/bin/rundb-sto on $storage
 run "no-wait ycsb storage model, no timestamps" 60 tests/storage_meta.sh build/bin/rundb-no-wait off $storage
 
+echo "== client failure: NCC's backup coordinator finishes what failed clients left"
+# its commits go to the workload's committed hook: the bank judges them
+run "ncc-rw bank client failure and recovery verify" 120 build/bin/rundb-ncc-rw \
+    --threads 8 --warmup 0 --duration 1.5 --verify $bank --fail-commit-at 0.5 \
+    --recovery-timeout-ms 200 --net-rtt-us 100
+
 echo "== TPC-C (tests/tpcc_test.sh fast)"
 tpcc fast
 else
@@ -158,6 +164,9 @@ run "tsan sto-sketch tpcc check" 180 build/tsan/bin/rundb-sto-sketch --workload 
     --warehouses 1 --threads 4 --warmup 0 --duration 1.5 --check
 
 # NCC's client failure: the backup coordinator finishes abandoned attempts on its thread
+run "tsan ncc-rw bank client failure and recovery verify" 120 build/tsan/bin/rundb-ncc-rw \
+    --threads 8 --warmup 0 --duration 1.5 --verify $bank --fail-commit-at 0.5 \
+    --recovery-timeout-ms 200 --net-rtt-us 100 --queries-per-thread 2000
 run "tsan ncc-rw client failure and recovery verify" 120 build/tsan/bin/rundb-ncc-rw \
     --threads 8 --warmup 0 --duration 1.5 --verify --workload f1 --rows 10000 \
     --write-fraction 0.3 --fail-commit-at 0.5 --recovery-timeout-ms 200 --net-rtt-us 100 \
