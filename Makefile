@@ -191,8 +191,11 @@ $(B)/tests/$(basename $(notdir $(1)))-$(2): $(1) $$(filter-out %/benchmarks/main
 		$(if $(filter $(2),$(MUTANTS)),-DVTEST_MUTANT $(call mutant_flag,$(2))) $$^ -o $$@ $(LIBS)
 endef
 $(foreach f,$(VTEST_SRCS),$(foreach v,$(call vtest_variants,$(f)),$(eval $(call VTEST_RULE,$(f),$(v)))))
+# the variant tests of mutants belong to the mutation tests (`make mutation`)
+VTESTS_OF_VARIANTS := $(foreach f,$(VTEST_SRCS),$(foreach v,$(filter-out $(MUTANTS),$(call vtest_variants,$(f))),\
+	$(B)/tests/$(basename $(notdir $(f)))-$(v)))
 
-unit: $(UNIT_TESTS) $(B)/tests/test_index_other $(VTESTS)
+unit: $(UNIT_TESTS) $(B)/tests/test_index_other $(VTESTS_OF_VARIANTS)
 
 NPROC := $(shell nproc 2>/dev/null || echo 2)
 
@@ -207,7 +210,7 @@ run:
 # which CI runs after `make test`): tests/run.sh fast|slow, then the mutation tests and
 # the shared-writes check.
 test:
-	@tests/install_deps.sh plots cluster && $(MAKE) --no-print-directory -j$(NPROC) all unit && tests/run.sh fast
+	@tests/install_deps.sh plots cluster && $(MAKE) --no-print-directory -j$(NPROC) all && tests/run.sh fast
 
 # (each part runs even when one before failed; the target fails if any did)
 check:

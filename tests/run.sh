@@ -1,19 +1,21 @@
 #!/usr/bin/env bash
 # The test suite, in two tiers (README, docs/correctness.md):
 #   tests/run.sh fast   `make test`, before every commit (about 10 minutes on 2 cores with
-#                       the build): unit and variant tests, the layering check, the CLI
-#                       bad-input tests, the watchdogs, the sweep runner and the plots, pin
-#                       plans, open loop, the network model; for every variant of
-#                       config/variants.tsv YCSB theta 0.99 with 8 threads and --verify
-#                       (history check), the same with blind writes, the bank workload
-#                       with --verify and a stall timeout shorter than its window (money
-#                       conserved, audits see their branch's total, no deadlock passes),
-#                       the sketch variants with the smallest sketch, TPC-C --check
+#                       the build): the layering check, the CLI bad-input tests, the
+#                       watchdogs, the sweep runner and the plots, pin plans, open loop,
+#                       the network model; for every variant of config/variants.tsv, 8
+#                       threads: YCSB theta 0.99, a third of the writes blind, and the bank
+#                       workload, both with --verify (history check; money conserved,
+#                       audits see their branch's total, no pair below its floor); the bank
+#                       with a stall timeout shorter than its window (no deadlock passes);
+#                       the sketch variants with the smallest sketch; TPC-C --check
 #                       --verify (tests/tpcc_test.sh fast); the storage model.
-#   tests/run.sh slow   `make check` runs it after the fast tier: the long cases (YCSB
-#                       100k rows, bank at 16 threads, 64 threads ending within 2 s of
-#                       the window), TPC-C's longer cases (tests/tpcc_test.sh slow), YCSB
-#                       and bank under ThreadSanitizer, one AddressSanitizer run a variant.
+#   tests/run.sh slow   `make check` runs it after the fast tier: the unit and variant
+#                       tests (ASan), the long cases (YCSB hot and the bank 2 s, YCSB 100k
+#                       rows, the bank at 16 threads, 64 threads ending within 2 s of the
+#                       window), more storage-model cases, TPC-C's longer cases
+#                       (tests/tpcc_test.sh slow), YCSB and bank under ThreadSanitizer, one
+#                       AddressSanitizer run a variant.
 # Ends with "N passed, N failed"; exit status 1 if anything failed.
 set -u
 cd "$(dirname "$0")/.."
@@ -69,11 +71,6 @@ common="--threads 8 --warmup 0 --verify"
 storage="--workload ycsb --rows 2000 --threads 16 --warmup 0 --duration 2 --verify --storage nvme --cache-rows 200"
 
 if [ "$tier" = fast ]; then
-echo "== unit tests"
-for t in build/tests/test_*; do
-    [ -x "$t" ] && run "unit $(basename "$t")" 300 "$t"
-done
-
 echo "== layering: benchmarks -> cc -> storage -> config, includes point down only"
 run "layers (tests/layers_test.sh)" 60 tests/layers_test.sh
 
@@ -98,11 +95,11 @@ for v in $variants; do
         run "$v ycsb 1 thread verify" 60 $b --threads 1 --warmup 0 --verify --duration 1 $ycsb_hot
         continue
     fi
-    run "$v ycsb hot verify" 90 $b $common --duration 1 $ycsb_hot
-    # blind writes: versions ordered by WW edges alone
-    run "$v ycsb hot blind writes verify" 90 $b $common --duration 1 $ycsb_hot --blind-writes 0.5
+    # a third of the writes blind: versions ordered by WW edges alone
+    run "$v ycsb hot verify, blind writes" 90 $b $common --duration 0.5 $ycsb_hot --blind-writes 0.3
+    run "$v bank verify" 90 $b $common --duration 0.5 $bank
     # a worker (or the run) that ends nothing for 1 s of the 2 s window fails: a deadlock
-    run "$v bank verify, no stall" 90 $b $common --duration 2 --stall-timeout 1 $bank
+    run "$v bank, no stall" 90 $b --threads 8 --warmup 0 --duration 2 --stall-timeout 1 $bank
     case $v in
     *-sketch) # the smallest sketch (1 KiB: 16 cells a row): evicted keys share cells
         run "$v ycsb hot verify small sketch" 90 $b $common --duration 1 $ycsb_hot --sketch-kib 1
@@ -113,12 +110,9 @@ done
 
 echo "== storage model: a small cache (more rows in use than slots), history check"
 run "no-wait ycsb storage model verify" 60 build/bin/rundb-no-wait $storage
-run "silo ycsb storage model verify" 60 build/bin/rundb-silo $storage
 # timestamps in the row are metadata on storage; FPSketch's never touch it
 run "tictoc ycsb storage model, timestamps on storage" 60 tests/storage_meta.sh build/bin/rundb-tictoc on $storage
 run "tictoc-sketch ycsb storage model, timestamps in memory" 60 tests/storage_meta.sh build/bin/rundb-tictoc-sketch off $storage
-run "sto ycsb storage model, timestamps on storage" 60 tests/storage_meta.sh build/bin/rundb-sto on $storage
-run "no-wait ycsb storage model, no timestamps" 60 tests/storage_meta.sh build/bin/rundb-no-wait off $storage
 
 echo "== client failure: NCC's backup coordinator finishes what failed clients left"
 # its commits go to the workload's committed hook: the bank judges them
@@ -129,14 +123,26 @@ run "ncc-rw bank client failure and recovery verify" 120 build/bin/rundb-ncc-rw 
 echo "== TPC-C (tests/tpcc_test.sh fast)"
 tpcc fast
 else
+echo "== unit tests"
+for t in build/tests/test_*; do
+    [ -x "$t" ] && run "unit $(basename "$t")" 300 "$t"
+done
+
 echo "== long cases: more rows, more threads"
 for v in $variants; do
     [ "$v" = none ] && continue
     b=build/bin/rundb-$v
+    run "$v ycsb hot verify" 90 $b $common --duration 2 $ycsb_hot
+    run "$v bank verify, 2 s" 90 $b $common --duration 2 $bank
     run "$v ycsb 100k rows verify" 90 $b $common --duration 2 $ycsb_wide
     run "$v bank 16 threads" 90 $b --threads 16 --warmup 0 --duration 1 $bank
     run "$v bank 64 threads ends in time" 120 tests/overrun_test.sh $b --threads 64 --warmup 0 --duration 1 $bank
 done
+
+echo "== storage model: more variants"
+run "silo ycsb storage model verify" 60 build/bin/rundb-silo $storage
+run "sto ycsb storage model, timestamps on storage" 60 tests/storage_meta.sh build/bin/rundb-sto on $storage
+run "no-wait ycsb storage model, no timestamps" 60 tests/storage_meta.sh build/bin/rundb-no-wait off $storage
 
 echo "== TPC-C (tests/tpcc_test.sh slow)"
 tpcc slow

@@ -2,9 +2,10 @@
 # The watchdogs see every phase of a run (benchmarks/deadline.h, benchmarks/watchdog.h):
 # for each case, one thread is made to block for good in one phase (--hang-in ROLE:PHASE)
 # and the run must exit 3 within its time with the right report: the stall watchdog's for
-# the counted phases (load: rows, generate: queries) and the measured window (commits),
-# the whole-run watchdog's (--run-timeout) for everything after; the report names the
-# blocked thread in its phase and carries its backtrace, which shows deadline_hang.
+# the counted phases (load: rows, generate: queries) and the measured window (the run's
+# commits, or one worker's attempts), the whole-run watchdog's (--run-timeout) for
+# everything after; the report names the blocked thread in its phase and carries its
+# backtrace, which shows deadline_hang.
 # Usage: tests/watchdog_test.sh BINARY. Prints one line per case; exit 1 if any failed.
 set -u
 bin=$1
@@ -32,7 +33,9 @@ check() {
 
 check loader:load '^stall: no progress in phase load ' 'loader [0-9]* (tid [0-9]*, phase load)'
 check worker:generate '^stall: no progress in phase generate ' 'worker [0-9]* (tid [0-9]*, phase generate)'
-check worker:run '^stall: nothing committed for ' 'worker [0-9]* (tid [0-9]*, phase run)'
+# one of two workers blocked: that worker has stalled; the only worker: the run has
+check worker:run '^stall: thread [0-9]* ended no attempt for ' 'worker [0-9]* (tid [0-9]*, phase run)'
+check worker:run '^stall: nothing committed for ' 'worker 0 (tid [0-9]*, phase run)' --threads 1
 check worker:exit '^run timeout: .* in phase join;' 'worker [0-9]* (tid [0-9]*, phase exit)'
 check main:history-check '^run timeout: .* in phase history-check;' 'main (tid [0-9]*, phase history-check)' --verify
 check main:check '^run timeout: .* in phase check;' 'main (tid [0-9]*, phase check)'
