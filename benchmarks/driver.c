@@ -29,6 +29,7 @@
 #include "benchmarks/deadline.h"
 #include "benchmarks/progress.h"
 #include "benchmarks/sampler.h"
+#include "cc/geo.h"
 #include "storage/clock.h"
 #include "storage/wait.h"
 #include "storage/mem.h"
@@ -383,6 +384,8 @@ void driver_run(const struct workload *w, const struct options *o, struct run_re
     if (o->warmup_s > 0)
         sampler_timed_phase(&sm, "warmup", sm.t0, o->warmup_s);
     atomic_store_explicit(&window_start, clock_ticks(), memory_order_relaxed);
+    if (geo_on)
+        geo_window_set(1);
     atomic_store_explicit(&phase, PH_MEASURE, memory_order_release);
     deadline_phase("measure");
     double t0 = clock_now_s();
@@ -391,6 +394,8 @@ void driver_run(const struct workload *w, const struct options *o, struct run_re
     res->series.measure_start_s = t0 - sm.t0;
     sampler_timed_phase(&sm, "measure", t0, o->duration_s);
     atomic_store_explicit(&window_end, clock_ticks(), memory_order_relaxed);
+    if (geo_on)
+        geo_window_set(2);
     atomic_store_explicit(&phase, PH_STOP, memory_order_release);
     /* release: pairs with wait_stopped's acquire load (storage/wait.h): a waiter that
      * gives up then sees PH_STOP too */

@@ -10,6 +10,7 @@
 
 #include "benchmarks/build_info.h"
 #include "benchmarks/json.h"
+#include "cc/geo.h"
 #include "storage/clock.h"
 #include "storage/index.h"
 #include "storage/mem.h"
@@ -488,6 +489,10 @@ static void write_summary(const struct report_in *in)
                 a->started ? 100.0 * (double)a->queued / (double)a->started : 0.0,
                 us(latency_quantile(&a->queue_wait, 0.5)),
                 us(latency_quantile(&a->queue_wait, 0.99)));
+    }
+    if (geo_on) {
+        fputs("  ", stderr);
+        geo_report_human(stderr);
     }
     if (in->verified)
         fprintf(stderr, "  verify: %s (%zu txns, %zu edges%s)\n",

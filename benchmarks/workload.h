@@ -64,6 +64,10 @@ extern const struct workload tpcc_workload;
 extern const struct workload synth_workload;
 extern const struct workload f1_workload;
 extern const struct workload tao_workload;
+/* the geo workloads (benchmarks/geo_workloads.c; they need --geo) */
+extern const struct workload retwis_workload;
+extern const struct workload ycsbt_workload;
+extern const struct workload geo_bank_workload;
 
 /* rows_to_load of the workloads sized by --rows. */
 static inline uint64_t workload_rows_flag(const struct options *o) { return o->rows; }
@@ -71,8 +75,9 @@ static inline uint64_t workload_rows_flag(const struct options *o) { return o->r
 /* The registry of workloads, by --workload name. */
 static inline const struct workload *workload_at(int i)
 {
-    static const struct workload *const all[] = {&ycsb_workload, &bank_workload, &tpcc_workload,
-                                                 &synth_workload, &f1_workload, &tao_workload};
+    static const struct workload *const all[] = {
+        &ycsb_workload, &bank_workload, &tpcc_workload,     &synth_workload,
+        &f1_workload,   &tao_workload,  &retwis_workload, &ycsbt_workload, &geo_bank_workload};
     return i >= 0 && i < (int)(sizeof(all) / sizeof(all[0])) ? all[i] : NULL;
 }
 static inline const struct workload *workload_find(const char *name)

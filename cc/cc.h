@@ -190,6 +190,19 @@ enum rc cc_access(struct txn *t, struct access *a, enum access_type type);
 enum rc cc_commit(struct txn *t);
 /* Rolls back and releases everything the attempt holds. */
 void cc_abort(struct txn *t);
+/* Optional: the commit split at its decision point, for a commit layer that decides
+ * elsewhere (the geo layer, cc/geo.h, which refuses algorithms without it). cc_prepare
+ * does what cc_commit does before its decision point (take and check what the commit
+ * needs: locks, validation) and returns the vote: on RC_OK the attempt keeps holding
+ * what it holds (no other transaction can invalidate it) until cc_finish (install,
+ * publish, release) or cc_abort; on RC_ABORT it has set t->reason and the caller calls
+ * cc_abort. cc_commit behaves as cc_prepare, the decision, cc_finish. Algorithms whose
+ * accesses may wait must not be used this way (the geo layer's handlers never wait). */
+enum rc cc_prepare(struct txn *t);
+void cc_finish(struct txn *t);
+/* Optional: true where reads take locks (2PL): the geo layer then re-executes an attempt
+ * aborted for a stale replica read with its reads at the leaders, under read locks. */
+extern const bool cc_alg_locking;
 /* Optional: the transaction will not access a->row again (txn_last_access). Only
  * algorithms that use the hint define it (the generic layer references it weakly). */
 void cc_last_access(struct txn *t, struct access *a);

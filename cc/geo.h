@@ -68,9 +68,12 @@ extern struct geo_config geo_cfg;
  * must define the commit split, cc_prepare / cc_finish) and the thread count; false
  * with a one-line reason in err. */
 bool geo_configure(const struct geo_config *c, int clients, char *err, unsigned errlen);
-/* Creates the replicas of keys 0..keys-1 (value 0 at load; `init` gives another initial
- * value, NULL: 0) with `loaders` threads. */
-void geo_load(int loaders, int64_t (*init)(uint64_t key));
+/* Creates the replicas of keys 0..keys-1 and each datacenter's CC table (empty); `init`
+ * gives a key's initial value (NULL: 0). Then the loaders fill keys [lo, hi): the rows of
+ * every geo_table (as any table's rows) and geo_fill_items. */
+void geo_create(int64_t (*init)(uint64_t key));
+struct table *geo_table(int dc);
+void geo_fill_items(uint64_t lo, uint64_t hi);
 /* Rows the load creates (the watchdog's sizing). */
 uint64_t geo_rows_to_load(uint64_t keys);
 
@@ -82,15 +85,16 @@ enum geo_op_kind {
 };
 struct geo_op {
     uint64_t key;
-    int64_t arg;
+    int32_t arg;
     uint8_t kind; /* enum geo_op_kind */
 };
 struct geo_spec {
+    uint64_t tag; /* the query's identity: equal for the retries of one query */
     int nops;
     struct geo_op op[GEO_MAX_OPS];
 };
 
-/* Runs one attempt of s as the client of context t (its thread's; after txn_begin):
+/* Runs one attempt of s (copied: the caller may reuse it at once) as the client of context t (its thread's; after txn_begin):
  * execution, then the commit protocol, sleeping across the emulated delays. RC_OK: the
  * client learnt that it committed (then txn_commit(t) only ends the attempt); RC_ABORT
  * with t's reason set (the driver calls txn_abort and retries after its back-off). With
@@ -110,7 +114,11 @@ int64_t geo_sum(void);
 void geo_report_json(FILE *f);
 /* Human summary lines (latency, CC period, validity). */
 void geo_report_human(FILE *f);
-/* Counters reset at the start of the measured window (the driver's warm-up end). */
-void geo_stats_reset(void);
+/* The driver's measured window: 1 when it starts, 2 when it ends (the geo counters count
+ * inside it only). */
+void geo_window_set(int phase);
+/* Whether the run kept its delivery deadlines (lateness p99 within 1% of the smallest
+ * inter-datacenter delay); a run that did not must not be reported as a number. */
+bool geo_valid(void);
 
 #endif

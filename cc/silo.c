@@ -21,8 +21,10 @@
  *   Phase 3: install the written columns, publish inserts/deletes (txn_publish) under the
  *            locks, then release each lock with the new TID.
  *
- * Abort paths: cc_access never aborts (it waits while a row is locked; the generic layer
- * aborts with AR_DELETED on a deleted row). In commit: a write-set row locked by another
+ * Abort paths: cc_access waits while a row is locked (the generic layer aborts with
+ * AR_DELETED on a deleted row), except in a context that must not wait (t->no_wait, the
+ * geo layer's leaders, whose locks are held across emulated network delays): there a
+ * locked row aborts the access (AR_WRITE_LOCK). In commit: a write-set row locked by another
  * committer -> AR_WRITE_LOCK; a write-set row whose TID changed since the copy, or a
  * read-set row changed or locked -> AR_VALIDATION. cc_abort restores the TID of every row
  * this attempt locked (ACC_LOCKED in cc_flags), so it copes with a commit that failed half
@@ -138,13 +140,23 @@ enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
     if (occ_access_private(a, type)) /* upgrade or insert */
         return RC_OK;
     /* the TID as it was over the whole copy (every bit stable) */
-    a->cc_a = occ_read(t, a, type, row_tid(a->row), TID_LOCK, ~(uint64_t)0);
+    if (!occ_try_read(t, a, type, row_tid(a->row), TID_LOCK, ~(uint64_t)0, &a->cc_a))
+        return txn_fail(t, AR_WRITE_LOCK);
     return RC_OK;
 }
 
 /* ---- Commit ---- */
 
-enum rc cc_commit(struct txn *t)
+/* The write set between silo_prepare and silo_install, in the arena (t->cc points to it
+ * in between; Silo keeps no other per-thread state there). */
+struct silo_commit {
+    struct access **ws;
+    uint32_t nw;
+};
+
+/* Phases 1 and 2 (cc_prepare, cc_commit): on RC_OK the write set ws[0, *nw) is locked
+ * and validated and t->ts is the commit TID. */
+static enum rc silo_prepare(struct txn *t)
 {
     /* one scan: write set ws[0, nw) (locked, installed), read set rs[0, nr) (validated) */
     uint32_t n = t->nacc, nw = 0, nr = 0;
@@ -195,12 +207,30 @@ enum rc cc_commit(struct txn *t)
     if (tid < epoch << EPOCH_SHIFT)
         tid = epoch << EPOCH_SHIFT;
     t->ts = tid;
-    txn_net_decision(t); /* network model: write locks held till the commit arrives */
-
-    /* Phase 3: install, publish, unlock with the new TID */
-    occ_install(t, ws, nw, acc_tid, tid, 0);
+    struct silo_commit *c = txn_alloc(t, sizeof(*c));
+    *c = (struct silo_commit){ws, nw};
+    t->cc = c;
     return RC_OK;
 }
+
+/* Phase 3: install, publish, unlock with the new TID */
+static void silo_install(struct txn *t)
+{
+    const struct silo_commit *c = t->cc;
+    occ_install(t, c->ws, c->nw, acc_tid, t->ts, 0);
+}
+
+enum rc cc_commit(struct txn *t)
+{
+    if (silo_prepare(t) != RC_OK)
+        return RC_ABORT;
+    txn_net_decision(t); /* network model: write locks held till the commit arrives */
+    silo_install(t);
+    return RC_OK;
+}
+
+enum rc cc_prepare(struct txn *t) { return silo_prepare(t); }
+void cc_finish(struct txn *t) { silo_install(t); }
 
 void cc_abort(struct txn *t)
 {

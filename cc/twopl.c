@@ -334,7 +334,8 @@ static void release_all(struct txn *t)
     }
 }
 
-enum rc cc_commit(struct txn *t)
+/* Up to the decision point: after it the transaction can no longer be wounded. */
+static enum rc twopl_prepare(struct txn *t)
 {
     if (POLICY == LQ_WOUND_WAIT) {
         struct tp_thread *p = t->cc;
@@ -346,11 +347,30 @@ enum rc cc_commit(struct txn *t)
                                                      memory_order_relaxed))
             return txn_fail(t, AR_WOUNDED);
     }
+    return RC_OK;
+}
+
+enum rc cc_commit(struct txn *t)
+{
+    if (twopl_prepare(t) != RC_OK)
+        return RC_ABORT;
     txn_net_decision(t); /* network model: the locks stay held till the commit arrives */
     txn_publish(t);
     release_all(t);
     return RC_OK;
 }
+
+#if TWOPL_POLICY == TWOPL_NO_WAIT
+/* The commit split (cc/cc.h), for the geo layer, whose handlers never wait: NO_WAIT only. */
+enum rc cc_prepare(struct txn *t) { return twopl_prepare(t); }
+void cc_finish(struct txn *t)
+{
+    txn_publish(t);
+    release_all(t);
+}
+#endif
+/* Reads take shared locks (cc/cc.h). */
+const bool cc_alg_locking = true;
 
 void cc_abort(struct txn *t)
 {

@@ -646,3 +646,23 @@ void txn_abort(struct txn *t)
     t->st.aborts_by[t->reason]++;
     t->st.t_abort += STATS_TICKS() - t->attempt_start;
 }
+
+/* Optional (see cc.h): weak references, NULL where the algorithm has no commit split. */
+extern enum rc cc_prepare(struct txn *t) __attribute__((weak));
+extern void cc_finish(struct txn *t) __attribute__((weak));
+
+bool txn_has_commit_split(void) { return cc_prepare && cc_finish; }
+
+enum rc txn_prepare(struct txn *t)
+{
+    if (t->aborted)
+        return RC_ABORT;
+    return cc_prepare(t) == RC_OK ? RC_OK : mark_abort(t);
+}
+
+void txn_finish(struct txn *t)
+{
+    cc_finish(t);
+    wait_txn_end();
+    t->st.commits++;
+}

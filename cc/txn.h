@@ -64,6 +64,8 @@ struct txn {
     int thread_id;
     bool aborted;              /* sticky abort flag */
     bool read_only;            /* txn_declare_read_only was called in this attempt */
+    bool no_wait;              /* must never wait for another transaction (the geo layer's
+                                * leaders, cc/geo.h): an access that would wait aborts */
     bool acc_blind;            /* while cc_access runs: a write of a row the attempt has not
                                 * read (txn_write without txn_read_for_update); NCC sends
                                 * no read request for it */
@@ -185,6 +187,13 @@ static inline void txn_storage_meta_dirty(struct txn *t, struct row *r)
         sm_mark(&t->sm_st, r, SM_META_DIRTY);
 }
 
+/* The commit split (cc/cc.h: cc_prepare, cc_finish), for the geo layer: whether the
+ * linked algorithm has it; the vote (RC_ABORT: call txn_abort); the end after a commit
+ * decision (install, publish, release; counted as a commit of t). */
+bool txn_has_commit_split(void);
+enum rc txn_prepare(struct txn *t);
+void txn_finish(struct txn *t);
+
 /* Allocates n bytes in the transaction's log area (16-byte aligned). */
 static inline void *txn_alloc(struct txn *t, size_t n) { return arena_alloc(&t->arena, n); }
 
@@ -289,10 +298,12 @@ void txn_publish(struct txn *t);
  * type and takes a private copy of its row into a->data, copied while the row's version
  * word *w is unlocked (no bit of `lock` set) and with the bits `stable` (the lock bit
  * among them) unchanged across the copy; other bits (TicToc's rts delta) may move. Waits
- * while the row is locked or changes under the copy. Returns the word as re-loaded after
+ * while the row is locked or changes under the copy, except in a no_wait context, where
+ * a locked row returns false at once. Else true, with *word the word as re-loaded after
  * the copy. */
-static inline uint64_t occ_read(struct txn *t, struct access *a, enum access_type type,
-                                _Atomic uint64_t *w, uint64_t lock, uint64_t stable)
+static inline bool occ_try_read(struct txn *t, struct access *a, enum access_type type,
+                                _Atomic uint64_t *w, uint64_t lock, uint64_t stable,
+                                uint64_t *word)
 {
     struct row *r = a->row;
     a->type = (uint8_t)type;
@@ -312,11 +323,26 @@ static inline uint64_t occ_read(struct txn *t, struct access *a, enum access_typ
             atomic_thread_fence(memory_order_acquire);
             /* relaxed: ordered after the copy by the fence above */
             uint64_t v = atomic_load_explicit(w, memory_order_relaxed);
-            if (((v ^ v1) & stable) == 0)
-                return v;
+            if (((v ^ v1) & stable) == 0) {
+                *word = v;
+                return true;
+            }
+        } else if (t->no_wait) {
+            a->type = ACC_NONE; /* holds nothing new (cc_access's contract on abort) */
+            return false;
         }
         wait_round(&wt);
     }
+}
+
+/* occ_try_read for contexts that may wait (every caller but a no_wait one): returns the
+ * word. */
+static inline uint64_t occ_read(struct txn *t, struct access *a, enum access_type type,
+                                _Atomic uint64_t *w, uint64_t lock, uint64_t stable)
+{
+    uint64_t v = 0;
+    (void)occ_try_read(t, a, type, w, lock, stable, &v); /* true: the context may wait */
+    return v;
 }
 
 /* The install phase of an optimistic algorithm's cc_commit, with the write set ws[0, nw)

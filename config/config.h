@@ -8,7 +8,7 @@
 
 /* Upper bound on worker threads (and the size of per-thread tables). */
 #ifndef MAX_THREADS
-#define MAX_THREADS 256
+#define MAX_THREADS 512
 #endif
 #if MAX_THREADS < 1 || MAX_THREADS > 4096
 #error "MAX_THREADS must be in [1, 4096]"

@@ -1,0 +1,921 @@
+/* The geo layer's commit protocols (cc/geo.h): a client's execution and the handlers of
+ * every message of 2pc, d2pc and carousel. The leaders' (and carousel's replicas') CC is
+ * the linked algorithm, through the commit split (txn_prepare = the vote, txn_finish =
+ * the end of the CC period), in no_wait contexts.
+ *
+ * Message paths (a client in datacenter a; leader of shard s in L_s; "->" one message):
+ *
+ *   execution  read-optimised: client -> a's replica -> client (intra-datacenter);
+ *              else client -> L_s -> client for each shard read (reads at the leaders,
+ *              under the CC: shared locks, or OCC copies validated at Prepare).
+ *   2pc        client -> L_s: Prepare. L_s locks / validates (CC period starts), checks
+ *              the read versions (stale: abort), -> followers: vote's log entry,
+ *              followers -> L_s: ack; on a majority L_s -> coordinator: vote (a no
+ *              vote at once, releasing). Coordinator (the participant leader in a if
+ *              there is one, else the nearest) decides on all votes (or the first no)
+ *              -> client, -> every L_s: decision. L_s installs, releases (CC period
+ *              ends), -> followers: the committed writes.
+ *   d2pc       client -> L_s: Prepare, as 2pc up to the vote; L_s -> followers: the
+ *              vote's log entry, and -> its own datacenter's co-coordinator: the vote.
+ *              Each follower -> its datacenter's co-coordinator: vote + replication
+ *              reply + participant list. A co-coordinator with every participant's yes
+ *              vote PreCommits (a no vote: pre-aborts) -> its datacenter's participant
+ *              leaders, which end the CC period: write set into the keys' PreCommit
+ *              lists, CC released. Every co-coordinator -> correspondent (a's
+ *              co-coordinator): the vote + replication reply it got; the correspondent
+ *              commits with every vote and a majority of replies per shard -> client,
+ *              -> every L_s: decision (and to the other co-coordinators, off the commit
+ *              path: counted, not emulated, as no failure needs it here). L_s makes
+ *              the PreCommitted writes committed (or, where its co-coordinator had not
+ *              PreCommitted yet, installs and releases then), -> followers: the writes.
+ *              Write-read dependencies: a read at a leader of a PreCommitted version
+ *              registers with its writer (in / out); the reader's leader holds its vote
+ *              while in > 0; a predecessor's abort sets in = -1 (vote no: cascade).
+ *   carousel   client -> every replica of s: Prepare. Each replica validates against its
+ *              own copy and CC (a lagging or conflicting one votes no) -> client: fast
+ *              vote. L_s also replicates its vote (-> followers -> L_s) and -> client:
+ *              slow vote. A shard is decided by a super-majority (f + ceil(f/2) + 1 of
+ *              2f + 1) of yes fast votes, else by the slow vote; the client decides on
+ *              every shard -> every replica: decision (install, release).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cc/geo_internal.h"
+#include "cc/txn.h"
+#include "storage/table.h"
+
+/* Optional (cc/cc.h): the algorithm's reads take locks (2PL): an attempt aborted for a
+ * stale read-optimised read re-executes with its reads at the leaders (the seed's rule). */
+extern const bool cc_alg_locking __attribute__((weak));
+
+static struct geo_client *clients;
+static struct geo_client_stats *cstats;
+static int nclients;
+
+struct geo_client_stats *geo_client_st(int client) { return &cstats[client]; }
+int geo_clients(void) { return nclients; }
+
+static int majority(void) { return geo_cfg.d.ndcs / 2 + 1; }
+/* carousel's fast quorum of n = 2f + 1 replicas: f + ceil(f / 2) + 1 */
+static int super_majority(void)
+{
+    int f = (geo_cfg.d.ndcs - 1) / 2;
+    return f + (f + 1) / 2 + 1;
+}
+
+bool geo_configure(const struct geo_config *c, int clients_n, char *err, unsigned errlen)
+{
+    if (!txn_has_commit_split()) {
+        snprintf(err, errlen,
+                 "--geo: %s has no commit split (cc_prepare, cc_finish) the geo layer can "
+                 "drive without waiting; use no-wait or silo",
+                 cc_alg_name);
+        return false;
+    }
+    if (c->d.nshards > 32) {
+        snprintf(err, errlen, "--geo: at most 32 shards");
+        return false;
+    }
+    geo_cfg = *c;
+    geo_on = true;
+    nclients = clients_n;
+    clients = calloc((size_t)clients_n, sizeof(*clients));
+    cstats = calloc((size_t)clients_n, sizeof(*cstats));
+    if (!clients || !cstats) {
+        snprintf(err, errlen, "--geo: out of memory for %d clients", clients_n);
+        return false;
+    }
+    geo_net_start();
+    return true;
+}
+
+/* ---- clients, attempt records, CC contexts ---- */
+
+static struct geo_client *client_of(int thread)
+{
+    struct geo_client *cl = &clients[thread];
+    if (cl->ready)
+        return cl;
+    cl->thread = thread;
+    cl->dc = thread % geo_cfg.d.ndcs;
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&cl->c, &ca);
+    pthread_condattr_destroy(&ca);
+    pthread_mutex_init(&cl->ring_mu, NULL);
+    pthread_cond_init(&cl->ring_cv, NULL);
+    pthread_mutex_init(&cl->pool_mu, NULL);
+    for (int i = 0; i < GEO_ATT_RING; i++) {
+        struct geo_att *a = &cl->att[i];
+        pthread_mutex_init(&a->mu, NULL);
+        a->cl = cl;
+        for (int p = 0; p < GEO_MAX_SHARDS; p++) {
+            pthread_mutex_init(&a->part[p].dep_mu, NULL);
+            a->part[p].att = a;
+        }
+    }
+    cl->ready = true;
+    return cl;
+}
+
+static struct txn *ctx_get(struct geo_client *cl)
+{
+    pthread_mutex_lock(&cl->pool_mu);
+    struct txn *t = cl->npool ? cl->pool[--cl->npool] : NULL;
+    pthread_mutex_unlock(&cl->pool_mu);
+    if (!t) {
+        t = txn_create(cl->thread, false);
+        t->no_wait = true;
+        cc_thread_init(t);
+    }
+    return t;
+}
+
+static void ctx_put(struct geo_client *cl, struct txn *t)
+{
+    pthread_mutex_lock(&cl->pool_mu);
+    if (cl->npool < (int)(sizeof(cl->pool) / sizeof(cl->pool[0]))) {
+        cl->pool[cl->npool++] = t;
+        t = NULL;
+    }
+    pthread_mutex_unlock(&cl->pool_mu);
+    if (t) {
+        cc_thread_fini(t);
+        txn_destroy(t);
+    }
+}
+
+static void att_unref(struct geo_att *att)
+{
+    /* release: this handler's writes to the record happen before its reuse (the client's
+     * acquire load of refs) */
+    if (atomic_fetch_sub_explicit(&att->refs, 1, memory_order_release) == 1) {
+        struct geo_client *cl = att->cl;
+        pthread_mutex_lock(&cl->ring_mu);
+        pthread_cond_broadcast(&cl->ring_cv);
+        pthread_mutex_unlock(&cl->ring_mu);
+    }
+}
+
+static struct geo_att *att_get(struct geo_client *cl)
+{
+    pthread_mutex_lock(&cl->ring_mu);
+    for (;;) {
+        for (int i = 0; i < GEO_ATT_RING; i++)
+            if (atomic_load_explicit(&cl->att[i].refs, memory_order_acquire) == 0) {
+                pthread_mutex_unlock(&cl->ring_mu);
+                atomic_store_explicit(&cl->att[i].refs, 1, memory_order_relaxed);
+                return &cl->att[i];
+            }
+        pthread_cond_wait(&cl->ring_cv, &cl->ring_mu);
+    }
+}
+
+/* The CC context of part p at datacenter dc, begun on first use. */
+static struct txn *part_ctx(struct geo_att *att, struct geo_part *p, int dc)
+{
+    if (!p->began[dc]) {
+        p->sub[dc] = ctx_get(att->cl);
+        txn_begin(p->sub[dc], false);
+        p->began[dc] = p->held[dc] = true;
+    }
+    return p->sub[dc];
+}
+
+/* Ends part p's CC at dc (commit: install and release; else roll back). */
+static void part_release(struct geo_att *att, struct geo_part *p, int dc, bool commit,
+                         uint64_t now, int ex)
+{
+    if (!p->held[dc])
+        return;
+    if (commit)
+        txn_finish(p->sub[dc]);
+    else
+        txn_abort(p->sub[dc]);
+    p->held[dc] = false;
+    ctx_put(att->cl, p->sub[dc]);
+    p->sub[dc] = NULL;
+    struct geo_exec_stats *es = geo_exec_rec(ex);
+    if (es && dc == p->leader && p->cc_start)
+        latency_add(&es->cc_period[dc], now - p->cc_start);
+}
+
+static void send(struct geo_att *att, enum geo_ev_type type, int part, int from, int to,
+                 bool yes, uint64_t now)
+{
+    struct geo_ev ev = {.att = att, .type = (uint8_t)type, .shard = (uint8_t)part,
+                        .dc = (uint8_t)to, .from = (uint8_t)from, .yes = yes};
+    geo_send(ev, now, from, to, false);
+}
+
+static void send_internal(struct geo_att *att, enum geo_ev_type type, int part, int dc,
+                          bool yes, uint64_t now)
+{
+    struct geo_ev ev = {.att = att, .type = (uint8_t)type, .shard = (uint8_t)part,
+                        .dc = (uint8_t)dc, .from = (uint8_t)dc, .yes = yes};
+    geo_send(ev, now, dc, dc, true);
+}
+
+static void wake_client(struct geo_att *att) { pthread_cond_broadcast(&att->cl->c); }
+
+/* ---- write-read dependencies (d2pc) ---- */
+
+bool geo_dep_register(struct geo_pc *e, struct geo_part *r, uint64_t *pred)
+{
+    struct geo_part *w = e->part;
+    bool ok = true;
+    pthread_mutex_lock(&w->dep_mu);
+    if (w->closed) {
+        ok = w->outcome; /* decided: committed (no dependency) or aborted (no read) */
+    } else if (w->nout == GEO_MAX_OUT) {
+        ok = false;
+    } else {
+        w->out[w->nout++] = (struct geo_dep){r, r->gen};
+        /* relaxed: in is read by r's own handlers, under r's attempt mutex or by the
+         * deferred-vote handshake's seq_cst operations below */
+        atomic_fetch_add(&r->in, 1);
+        *pred = w->att->id;
+    }
+    pthread_mutex_unlock(&w->dep_mu);
+    return ok;
+}
+
+/* Writer part w was decided at its leader: its readers learn it. */
+static void deps_decided(struct geo_part *w, bool commit, uint64_t now)
+{
+    pthread_mutex_lock(&w->dep_mu);
+    w->closed = true;
+    w->outcome = commit;
+    int n = w->nout;
+    struct geo_dep out[GEO_MAX_OUT];
+    memcpy(out, w->out, (size_t)n * sizeof(out[0]));
+    w->nout = 0;
+    pthread_mutex_unlock(&w->dep_mu);
+    for (int i = 0; i < n; i++) {
+        struct geo_part *r = out[i].p;
+        pthread_mutex_lock(&r->dep_mu);
+        if (r->gen == out[i].gen) {
+            int left;
+            if (commit)
+                left = atomic_fetch_sub(&r->in, 1) - 1;
+            else {
+                atomic_store(&r->in, -1);
+                left = -1;
+            }
+            int one = 1;
+            /* seq_cst: the handshake with the reader's prepare (one of the two sends) */
+            if (left <= 0 && atomic_compare_exchange_strong(&r->deferred, &one, 0))
+                send_internal(r->att, EV_DEP_READY, (int)(r - r->att->part), r->leader, true,
+                              now);
+        }
+        pthread_mutex_unlock(&r->dep_mu);
+    }
+}
+
+/* ---- the participants' work ---- */
+
+static bool op_reads(const struct geo_op *o) { return o->kind != GEO_WRITE; }
+static bool op_writes(const struct geo_op *o) { return o->kind != GEO_READ; }
+
+/* Part p's Prepare at datacenter dc's replica: access every key under the CC, check the
+ * versions read are that replica's newest, then the algorithm's vote. On no, p's CC
+ * there is released and p->no_reason says why. */
+static bool prepare_at(struct geo_att *att, struct geo_part *p, int dc, uint64_t now, int ex)
+{
+    struct txn *sub = part_ctx(att, p, dc);
+    const struct geo_spec *s = att->spec;
+    struct table *tab = geo_table(dc);
+    enum abort_reason why = AR_COUNT;
+    for (int j = 0; j < p->nops && why == AR_COUNT; j++) {
+        int i = p->op[j];
+        const struct geo_op *o = &s->op[i];
+        struct row *r = txn_lookup(sub, tab, o->key);
+        const unsigned char *img;
+        enum rc rc = o->kind == GEO_READ ? txn_read(sub, r, COLS_ALL, &img)
+                                         : txn_read_for_update(sub, r, COLS_ALL, &img);
+        if (rc != RC_OK) {
+            why = sub->reason;
+            break;
+        }
+        struct geo_version v;
+        geo_store_read(dc, o->key, &v);
+        if (op_reads(o) && v.wid != att->rwid[i])
+            why = AR_STALE_READ;
+        if (op_writes(o) && dc == p->leader)
+            att->replaced[i] = v.wid;
+    }
+    if (why == AR_COUNT && txn_prepare(sub) != RC_OK)
+        why = sub->reason;
+    if (why == AR_COUNT)
+        return true;
+    p->no_reason = why;
+    part_release(att, p, dc, false, now, ex);
+    return false;
+}
+
+/* Fills p's write entries (values from the client, this attempt's version id). */
+static void part_fill_writes(struct geo_att *att, struct geo_part *p)
+{
+    p->npc = 0;
+    for (int j = 0; j < p->nops; j++) {
+        int i = p->op[j];
+        const struct geo_op *o = &att->spec->op[i];
+        if (!op_writes(o))
+            continue;
+        struct geo_pc *e = &p->pc[p->npc++];
+        *e = (struct geo_pc){.key = o->key, .value = att->val[i], .wid = att->id, .part = p};
+    }
+}
+
+static void assign_seqs(struct geo_part *p)
+{
+    for (int j = 0; j < p->npc; j++)
+        p->pc[j].seq = geo_store_next_seq(p->leader, p->pc[j].key);
+}
+
+/* Installs p's writes at replica dc (listed: they are in the leader's PreCommit lists). */
+static void install(struct geo_part *p, int dc, bool commit, bool listed)
+{
+    for (int j = 0; j < p->npc; j++)
+        geo_store_finish(dc, &p->pc[j], commit, listed);
+}
+
+static void send_to_followers(struct geo_att *att, enum geo_ev_type type, int part,
+                              bool yes, uint64_t now)
+{
+    const struct geo_part *p = &att->part[part];
+    for (int dc = 0; dc < geo_cfg.d.ndcs; dc++)
+        if (dc != p->leader)
+            send(att, type, part, p->leader, dc, yes, now);
+}
+
+static void client_learns(struct geo_att *att, uint64_t now)
+{
+    att->client_knows = true;
+    att->decided_ns = now;
+    wake_client(att);
+}
+
+/* ---- 2pc ---- */
+
+static void decide_2pc(struct geo_att *att, bool commit, enum abort_reason why, uint64_t now)
+{
+    if (att->decided)
+        return;
+    att->decided = true;
+    att->commit = commit;
+    att->reason = why;
+    send(att, EV_CLIENT, 0, att->coord, att->dc, commit, now);
+    for (int q = 0; q < att->nparts; q++)
+        send(att, EV_DECISION, q, att->coord, att->part[q].leader, commit, now);
+}
+
+/* ---- d2pc ---- */
+
+static void d2pc_send_vote(struct geo_att *att, int part, bool yes, uint64_t now, int ex)
+{
+    struct geo_part *p = &att->part[part];
+    p->vote_sent = true;
+    p->vote_yes = yes;
+    if (!yes)
+        part_release(att, p, p->leader, false, now, ex);
+    send_to_followers(att, EV_REPL, part, yes, now);
+    send(att, EV_CVOTE, part, p->leader, p->leader, yes, now);
+}
+
+static void decide_d2pc(struct geo_att *att, bool commit, enum abort_reason why, uint64_t now)
+{
+    if (att->decided)
+        return;
+    att->decided = true;
+    att->commit = commit;
+    att->reason = why;
+    send(att, EV_CLIENT, 0, att->dc, att->dc, commit, now);
+    for (int q = 0; q < att->nparts; q++)
+        send(att, EV_DECISION, q, att->dc, att->part[q].leader, commit, now);
+    /* the decision replicated to a majority of co-coordinators, off the commit path */
+    att->msgs += majority() - 1;
+}
+
+static void cocoord_vote(struct geo_att *att, const struct geo_ev *ev, uint64_t now)
+{
+    int d = ev->dc, part = ev->shard;
+    if (!ev->served) {
+        uint64_t done = geo_serve(d, att->group, ev->at);
+        if (done > ev->at) {
+            geo_requeue(ev, done);
+            return;
+        }
+    }
+    uint32_t all = (1u << att->nparts) - 1;
+    if (!ev->yes) {
+        if (!att->cpre[d]) {
+            att->cpre[d] = true;
+            for (int q = 0; q < att->nparts; q++)
+                if (att->part[q].leader == d)
+                    send(att, EV_PRE, q, d, d, false, now);
+        }
+    } else {
+        att->cvotes[d] |= 1u << part;
+        if (att->cvotes[d] == all && !att->cpre[d]) {
+            att->cpre[d] = true;
+            for (int q = 0; q < att->nparts; q++)
+                if (att->part[q].leader == d)
+                    send(att, EV_PRE, q, d, d, true, now);
+        }
+    }
+    /* forward vote + replication reply to the correspondent (a's co-coordinator) */
+    struct geo_ev f = *ev;
+    f.type = EV_CORR;
+    f.from = (uint8_t)d;
+    f.dc = (uint8_t)att->dc;
+    geo_send(f, now, d, att->dc, d == att->dc);
+}
+
+static void correspondent(struct geo_att *att, const struct geo_ev *ev, uint64_t now)
+{
+    if (att->decided)
+        return;
+    if (!ev->yes) {
+        decide_d2pc(att, false, att->part[ev->shard].no_reason, now);
+        return;
+    }
+    att->corr_votes |= 1u << ev->shard;
+    att->corr_replies[ev->shard]++;
+    if (att->corr_votes != (1u << att->nparts) - 1)
+        return;
+    for (int q = 0; q < att->nparts; q++)
+        if (att->corr_replies[q] < majority())
+            return;
+    decide_d2pc(att, true, AR_COUNT, now);
+}
+
+static void d2pc_precommit(struct geo_att *att, struct geo_part *p, bool yes, uint64_t now,
+                           int ex)
+{
+    if (p->finished || !p->held[p->leader])
+        return;
+    if (!yes) {
+        part_release(att, p, p->leader, false, now, ex);
+        return;
+    }
+    assign_seqs(p);
+    for (int j = 0; j < p->npc; j++)
+        geo_store_precommit(p->leader, &p->pc[j]);
+    p->precommitted = true;
+    part_release(att, p, p->leader, true, now, ex);
+    struct geo_exec_stats *es = geo_exec_rec(ex);
+    if (es)
+        es->cc_periods_cut++;
+}
+
+static void d2pc_decision(struct geo_att *att, struct geo_part *p, int part, bool commit,
+                          uint64_t now, int ex)
+{
+    p->finished = true;
+    if (p->precommitted) {
+        install(p, p->leader, commit, true);
+        deps_decided(p, commit, now);
+    } else if (commit) {
+        assign_seqs(p);
+        install(p, p->leader, true, false);
+        part_release(att, p, p->leader, true, now, ex);
+        deps_decided(p, true, now);
+    } else {
+        part_release(att, p, p->leader, false, now, ex);
+        deps_decided(p, false, now);
+    }
+    if (commit)
+        send_to_followers(att, EV_APPLY, part, true, now);
+}
+
+/* ---- carousel ---- */
+
+static void decide_carousel(struct geo_att *att, bool commit, enum abort_reason why,
+                            uint64_t now)
+{
+    if (att->decided)
+        return;
+    att->decided = true;
+    att->commit = commit;
+    att->reason = why;
+    client_learns(att, now);
+    for (int q = 0; q < att->nparts; q++)
+        for (int dc = 0; dc < geo_cfg.d.ndcs; dc++)
+            send(att, EV_DECISION, q, att->dc, dc, commit, now);
+}
+
+static void carousel_shard_decided(struct geo_att *att, struct geo_part *p, bool yes,
+                                   bool fast, uint64_t now, int ex)
+{
+    if (p->decided)
+        return;
+    p->decided = true;
+    struct geo_exec_stats *es = geo_exec_rec(ex);
+    if (es && fast)
+        es->fast++;
+    else if (es)
+        es->slow++;
+    if (!yes) {
+        decide_carousel(att, false, p->no_reason == AR_COUNT ? AR_VALIDATION : p->no_reason,
+                        now);
+        return;
+    }
+    for (int q = 0; q < att->nparts; q++)
+        if (!att->part[q].decided)
+            return;
+    decide_carousel(att, true, AR_COUNT, now);
+}
+
+/* ---- execution reads ---- */
+
+static void read_local(struct geo_att *att, uint64_t now)
+{
+    const struct geo_spec *s = att->spec;
+    for (int i = 0; i < s->nops; i++)
+        if (op_reads(&s->op[i])) {
+            struct geo_version v;
+            geo_store_read(att->dc, s->op[i].key, &v);
+            att->val[i] = v.value;
+            att->rwid[i] = v.wid;
+        }
+    send(att, EV_READ_REPLY, 0, att->dc, att->dc, true, now);
+}
+
+static void read_at_leader(struct geo_att *att, int part, uint64_t now, int ex)
+{
+    struct geo_part *p = &att->part[part];
+    struct txn *sub = part_ctx(att, p, p->leader);
+    struct table *tab = geo_table(p->leader);
+    bool ok = true;
+    for (int j = 0; j < p->nops && ok; j++) {
+        int i = p->op[j];
+        const struct geo_op *o = &att->spec->op[i];
+        if (!op_reads(o))
+            continue;
+        const unsigned char *img;
+        struct row *r = txn_lookup(sub, tab, o->key);
+        enum rc rc = o->kind == GEO_READ ? txn_read(sub, r, COLS_ALL, &img)
+                                         : txn_read_for_update(sub, r, COLS_ALL, &img);
+        if (rc != RC_OK) {
+            p->no_reason = sub->reason;
+            ok = false;
+            break;
+        }
+        struct geo_version v;
+        uint64_t pred = 0;
+        if (!geo_store_read_dep(p->leader, o->key, &v, p, &pred)) {
+            p->no_reason = AR_CASCADE;
+            ok = false;
+            break;
+        }
+        if (pred && att->npreds < GEO_MAX_OPS)
+            att->preds[att->npreds++] = pred;
+        att->val[i] = v.value;
+        att->rwid[i] = v.wid;
+    }
+    if (!ok) {
+        part_release(att, p, p->leader, false, now, ex);
+        att->read_failed = true;
+        if (att->reason == AR_COUNT)
+            att->reason = p->no_reason;
+    }
+    send(att, EV_READ_REPLY, part, p->leader, att->dc, ok, now);
+}
+
+/* ---- dispatch ---- */
+
+static void handle_prepare(struct geo_att *att, const struct geo_ev *ev, uint64_t now, int ex)
+{
+    struct geo_part *p = &att->part[ev->shard];
+    int dc = ev->dc;
+    if (dc == p->leader)
+        p->cc_start = now;
+    if (geo_cfg.protocol == GEO_CAROUSEL) {
+        bool yes = prepare_at(att, p, dc, now, ex);
+        if (yes && dc == p->leader)
+            assign_seqs(p);
+        send(att, EV_FAST, ev->shard, dc, att->dc, yes, now);
+        if (dc == p->leader) {
+            if (yes && geo_cfg.d.ndcs > 1)
+                send_to_followers(att, EV_REPL, ev->shard, true, now);
+            else
+                send(att, EV_SLOW, ev->shard, dc, att->dc, yes, now);
+        }
+        return;
+    }
+    bool yes = prepare_at(att, p, dc, now, ex);
+    if (geo_cfg.protocol == GEO_2PC) {
+        if (!yes || geo_cfg.d.ndcs == 1) {
+            p->vote_sent = true;
+            send(att, EV_VOTE, ev->shard, p->leader, att->coord, yes, now);
+        } else {
+            send_to_followers(att, EV_REPL, ev->shard, true, now);
+        }
+        return;
+    }
+    /* d2pc: a yes vote waits for the write-read predecessors (in > 0) */
+    if (yes && atomic_load(&p->in) != 0) {
+        atomic_store(&p->deferred, 1);
+        int one = 1;
+        /* seq_cst: either this re-check sees the predecessors' last change of in, or
+         * their CAS on deferred sees our store (then they send EV_DEP_READY) */
+        if (atomic_load(&p->in) != 0 || !atomic_compare_exchange_strong(&p->deferred, &one, 0))
+            return;
+    }
+    if (yes && atomic_load(&p->in) < 0) {
+        p->no_reason = AR_CASCADE;
+        yes = false;
+    }
+    d2pc_send_vote(att, ev->shard, yes, now, ex);
+}
+
+static void handle(struct geo_att *att, const struct geo_ev *ev, int ex)
+{
+    uint64_t now = ev->at;
+    struct geo_part *p = &att->part[ev->shard];
+    switch ((enum geo_ev_type)ev->type) {
+    case EV_LREAD:
+        read_local(att, now);
+        break;
+    case EV_READ:
+        read_at_leader(att, ev->shard, now, ex);
+        break;
+    case EV_READ_REPLY:
+        if (--att->pending_reads == 0)
+            wake_client(att);
+        break;
+    case EV_PREPARE:
+        handle_prepare(att, ev, now, ex);
+        break;
+    case EV_REPL:
+        if (geo_cfg.protocol == GEO_D2PC) /* the follower -> its co-coordinator */
+            send(att, EV_CVOTE, ev->shard, ev->dc, ev->dc, ev->yes, now);
+        else
+            send(att, EV_REPL_ACK, ev->shard, ev->dc, p->leader, true, now);
+        break;
+    case EV_REPL_ACK:
+        if (++p->acks + 1 >= majority() && !p->vote_sent) {
+            p->vote_sent = true;
+            if (geo_cfg.protocol == GEO_2PC)
+                send(att, EV_VOTE, ev->shard, p->leader, att->coord, true, now);
+            else
+                send(att, EV_SLOW, ev->shard, p->leader, att->dc, true, now);
+        }
+        break;
+    case EV_VOTE:
+        if (!ev->yes)
+            decide_2pc(att, false, p->no_reason, now);
+        else if (++att->votes == att->nparts)
+            decide_2pc(att, true, AR_COUNT, now);
+        break;
+    case EV_DECISION:
+        if (geo_cfg.protocol == GEO_2PC) {
+            if (ev->yes) {
+                assign_seqs(p);
+                install(p, p->leader, true, false);
+                send_to_followers(att, EV_APPLY, ev->shard, true, now);
+            }
+            part_release(att, p, p->leader, ev->yes, now, ex);
+        } else if (geo_cfg.protocol == GEO_D2PC) {
+            d2pc_decision(att, p, ev->shard, ev->yes, now, ex);
+        } else { /* carousel: at every replica */
+            if (ev->yes)
+                install(p, ev->dc, true, false);
+            part_release(att, p, ev->dc, ev->yes, now, ex);
+        }
+        break;
+    case EV_APPLY:
+        install(p, ev->dc, true, false);
+        break;
+    case EV_CLIENT:
+        client_learns(att, now);
+        break;
+    case EV_CVOTE:
+        cocoord_vote(att, ev, now);
+        break;
+    case EV_PRE:
+        d2pc_precommit(att, p, ev->yes, now, ex);
+        break;
+    case EV_CORR:
+        correspondent(att, ev, now);
+        break;
+    case EV_DEP_READY: {
+        if (p->finished)
+            break;
+        bool yes = atomic_load(&p->in) == 0;
+        if (!yes)
+            p->no_reason = AR_CASCADE;
+        d2pc_send_vote(att, ev->shard, yes, now, ex);
+        break;
+    }
+    case EV_FAST:
+        if (!p->decided) {
+            if (ev->yes)
+                p->fast_yes++;
+            else
+                p->fast_no++;
+            if (ev->from == p->leader)
+                p->vote_yes = ev->yes;
+            /* the fast quorum includes the leader */
+            if (p->fast_yes >= super_majority() && p->vote_yes)
+                carousel_shard_decided(att, p, true, true, now, ex);
+        }
+        break;
+    case EV_SLOW:
+        carousel_shard_decided(att, p, ev->yes, false, now, ex);
+        break;
+    case EV_ABORT:
+        part_release(att, p, p->leader, false, now, ex);
+        break;
+    case EV_NTYPES:
+        break;
+    }
+}
+
+void geo_handle(const struct geo_ev *ev, int executor)
+{
+    struct geo_att *att = ev->att;
+    pthread_mutex_lock(&att->mu);
+    handle(att, ev, executor);
+    pthread_mutex_unlock(&att->mu);
+    att_unref(att);
+}
+
+/* ---- the client ---- */
+
+static void att_init(struct geo_att *att, struct txn *t, const struct geo_spec *s)
+{
+    struct geo_client *cl = att->cl;
+    att->id = t->id;
+    att->dc = cl->dc;
+    att->group = (int)(t->id % (uint64_t)geo_cfg.cocoord_groups);
+    att->s.tag = s->tag;
+    att->s.nops = s->nops;
+    memcpy(att->s.op, s->op, (size_t)s->nops * sizeof(s->op[0]));
+    att->spec = &att->s;
+    att->seed = t->id * 0x9e3779b97f4a7c15ull;
+    att->nro = !geo_cfg.read_opt ||
+               (&cc_alg_locking && cc_alg_locking && cl->last_stale && cl->last_tag == s->tag);
+    att->npreds = 0;
+    att->nparts = 0;
+    memset(att->part_of_shard, -1, sizeof(att->part_of_shard));
+    att->pending_reads = 0;
+    att->read_failed = att->decided = att->commit = att->client_knows = false;
+    att->reason = AR_COUNT;
+    att->votes = 0;
+    memset(att->cvotes, 0, sizeof(att->cvotes));
+    memset(att->cpre, 0, sizeof(att->cpre));
+    att->corr_votes = 0;
+    memset(att->corr_replies, 0, sizeof(att->corr_replies));
+    att->msgs = 0;
+    for (int i = 0; i < s->nops; i++) {
+        int shard = (int)(s->op[i].key % (uint64_t)geo_cfg.d.nshards);
+        if (att->part_of_shard[shard] < 0) {
+            int q = att->nparts++;
+            att->part_of_shard[shard] = (int8_t)q;
+            struct geo_part *p = &att->part[q];
+            pthread_mutex_lock(&p->dep_mu);
+            p->gen++;
+            p->closed = p->outcome = false;
+            p->nout = 0;
+            pthread_mutex_unlock(&p->dep_mu);
+            p->shard = shard;
+            p->leader = geo_cfg.d.leader_dc[shard];
+            p->nops = p->npc = 0;
+            memset(p->began, 0, sizeof(p->began));
+            memset(p->held, 0, sizeof(p->held));
+            p->cc_start = 0;
+            p->prepared = p->vote_sent = p->vote_yes = p->precommitted = p->finished = false;
+            p->decided = false;
+            p->acks = p->fast_yes = p->fast_no = 0;
+            p->no_reason = AR_COUNT;
+            atomic_store(&p->in, 0);
+            atomic_store(&p->deferred, 0);
+        }
+        struct geo_part *p = &att->part[att->part_of_shard[shard]];
+        p->op[p->nops++] = (uint8_t)i;
+    }
+    /* 2pc's coordinator: the participant leader in the client's datacenter, else the
+     * nearest one */
+    att->coord = att->part[0].leader;
+    for (int q = 0; q < att->nparts; q++) {
+        int l = att->part[q].leader;
+        if (l == att->dc || (att->coord != att->dc &&
+                             geo_delay_ms(att->dc, l) < geo_delay_ms(att->dc, att->coord)))
+            att->coord = l;
+    }
+}
+
+static void record_history(struct txn *t, struct geo_att *att)
+{
+    const struct geo_spec *s = att->spec;
+    uint16_t tab = geo_table(0)->id;
+    for (int i = 0; i < s->nops; i++) {
+        const struct geo_op *o = &s->op[i];
+        if (op_reads(o))
+            hist_append(t->hist, HIST_READ, tab, o->key, 0, att->rwid[i], 0);
+        if (op_writes(o))
+            hist_append(t->hist, HIST_WRITE, tab, o->key, 0, att->replaced[i], att->id);
+    }
+}
+
+enum rc geo_run(struct txn *t, const struct geo_spec *s, int64_t *vals)
+{
+    struct geo_client *cl = client_of(t->thread_id);
+    struct geo_att *att = att_get(cl);
+    att_init(att, t, s);
+    att->start_ns = geo_now_ns();
+    bool has_reads = false;
+    for (int i = 0; i < s->nops; i++)
+        has_reads |= op_reads(&s->op[i]);
+
+    pthread_mutex_lock(&att->mu);
+    /* execution: the reads */
+    if (has_reads) {
+        if (!att->nro) {
+            att->pending_reads = 1;
+            send(att, EV_LREAD, 0, att->dc, att->dc, true, att->start_ns);
+        } else {
+            for (int q = 0; q < att->nparts; q++) {
+                const struct geo_part *p = &att->part[q];
+                bool reads = false;
+                for (int j = 0; j < p->nops; j++)
+                    reads |= op_reads(&s->op[p->op[j]]);
+                if (reads) {
+                    att->pending_reads++;
+                    send(att, EV_READ, q, att->dc, p->leader, true, att->start_ns);
+                }
+            }
+        }
+        while (att->pending_reads > 0)
+            pthread_cond_wait(&cl->c, &att->mu);
+    }
+    if (!att->read_failed) {
+        /* the values written, then the commit protocol */
+        for (int i = 0; i < s->nops; i++) {
+            const struct geo_op *o = &s->op[i];
+            if (vals && op_reads(o))
+                vals[i] = att->val[i];
+            if (o->kind == GEO_ADD)
+                att->val[i] += o->arg;
+            else if (o->kind == GEO_WRITE)
+                att->val[i] = o->arg;
+        }
+        for (int q = 0; q < att->nparts; q++)
+            part_fill_writes(att, &att->part[q]);
+        uint64_t now = geo_now_ns();
+        att->commit_start_ns = now;
+        for (int q = 0; q < att->nparts; q++) {
+            if (geo_cfg.protocol == GEO_CAROUSEL)
+                for (int dc = 0; dc < geo_cfg.d.ndcs; dc++)
+                    send(att, EV_PREPARE, q, att->dc, dc, true, now);
+            else
+                send(att, EV_PREPARE, q, att->dc, att->part[q].leader, true, now);
+        }
+        while (!att->client_knows)
+            pthread_cond_wait(&cl->c, &att->mu);
+    } else {
+        /* release the reads that did get their locks */
+        uint64_t now = geo_now_ns();
+        for (int q = 0; q < att->nparts; q++)
+            if (att->part[q].held[att->part[q].leader])
+                send(att, EV_ABORT, q, att->dc, att->part[q].leader, false, now);
+        att->commit = false;
+        att->decided_ns = now;
+    }
+    bool commit = att->commit;
+    enum abort_reason why = att->reason == AR_COUNT ? AR_VALIDATION : att->reason;
+    struct geo_client_stats *st = geo_client_rec(t->thread_id);
+    if (st)
+        st->msgs += (uint64_t)att->msgs;
+    if (commit) {
+        if (t->hist)
+            record_history(t, att);
+        uint64_t keys[GEO_MAX_OPS];
+        int nk = 0;
+        for (int i = 0; i < s->nops; i++)
+            if (op_writes(&s->op[i]))
+                keys[nk++] = s->op[i].key;
+        geo_store_note_commit(t->thread_id, att->id, keys, nk, att->decided_ns, att->preds,
+                              att->npreds);
+        if (st) {
+            latency_add(&st->latency, att->decided_ns - att->start_ns);
+            st->commits++;
+        }
+    } else if (st) {
+        st->aborts++;
+        st->aborts_by[why]++;
+    }
+    pthread_mutex_unlock(&att->mu);
+    cl->last_tag = s->tag;
+    cl->last_stale = !commit && why == AR_STALE_READ;
+    att_unref(att);
+    if (commit)
+        return RC_OK;
+    t->aborted = true;
+    return txn_fail(t, why);
+}

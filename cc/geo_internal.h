@@ -1,0 +1,245 @@
+/* The geo layer's internals, shared by its files (cc/geo_net.c: the emulated network;
+ * cc/geo_store.c: the replicated data; cc/geo_commit.c: the protocols; cc/geo_report.c:
+ * the counters). Nothing outside cc/geo_*.c includes it; the rest of the testbed sees
+ * cc/geo.h only.
+ *
+ * Threads. Clients are the driver's worker threads: each runs its transaction's
+ * execution and sleeps (a condition variable) until the reply it waits for. Every other
+ * step is a message: an event with an absolute delivery deadline (CLOCK_MONOTONIC ns) in
+ * one global queue, run at that deadline by one of GEO_EXECUTORS executor threads (the
+ * nodes' handlers). A handler runs under its attempt's mutex (so the handlers of one
+ * transaction never overlap), never waits for another transaction (the CC at the leaders
+ * runs in no_wait contexts), and sends messages by pushing events.
+ *
+ * Lifetime. An attempt record (struct geo_att) belongs to its client; it stays in use
+ * while any of its events is queued (att->refs: one per queued event, plus one the client
+ * holds during geo_run) and while any of its writes sits in a PreCommit list (those are
+ * removed by its own decision handlers, so they are covered by the events). A client
+ * reuses a record only when refs is 0; it has GEO_ATT_RING records and waits for one to
+ * free up, which happens within the tail of messages its last attempts still had in
+ * flight.
+ */
+#ifndef CC_GEO_INTERNAL_H
+#define CC_GEO_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cc/geo.h"
+#include "cc/cc.h"
+#include "storage/latency.h"
+
+struct txn;
+struct table;
+struct geo_att;
+
+#define GEO_EXECUTORS 2
+#define GEO_ATT_RING 4
+/* write-read dependants one PreCommitted write set can have at one shard */
+#define GEO_MAX_OUT 32
+
+/* ---- the emulated network (cc/geo_net.c) ---- */
+
+enum geo_ev_type {
+    EV_LREAD,     /* client -> its datacenter's replica: read-optimised reads */
+    EV_READ,      /* client -> leader: reads at the leader (no read optimisation) */
+    EV_READ_REPLY,/* replica or leader -> client */
+    EV_PREPARE,   /* client -> leader (2pc, d2pc), client -> every replica (carousel) */
+    EV_REPL,      /* leader -> follower: the vote's log entry */
+    EV_REPL_ACK,  /* follower -> leader (2pc, carousel's slow path) */
+    EV_VOTE,      /* leader -> coordinator (2pc) */
+    EV_DECISION,  /* coordinator / correspondent / client -> leader or replica */
+    EV_APPLY,     /* leader -> follower: a committed write set */
+    EV_CLIENT,    /* -> client: the decision */
+    EV_CVOTE,     /* follower or leader -> its datacenter's co-coordinator (d2pc) */
+    EV_PRE,       /* co-coordinator -> its datacenter's leaders: PreCommit or pre-abort */
+    EV_CORR,      /* co-coordinator -> correspondent: vote + replication reply (d2pc) */
+    EV_DEP_READY, /* a write-read predecessor committed or aborted (internal, no delay) */
+    EV_FAST,      /* replica -> client: carousel's fast-path vote */
+    EV_SLOW,      /* leader -> client: carousel's slow-path (replicated) vote */
+    EV_ABORT,     /* client -> leader: release an execution's read locks */
+    EV_NTYPES
+};
+
+struct geo_ev {
+    uint64_t at;          /* delivery deadline (ns) */
+    struct geo_att *att;
+    uint8_t type;         /* enum geo_ev_type */
+    uint8_t shard;        /* participant index in att (not the shard number) */
+    uint8_t dc;           /* the node's datacenter (replica, co-coordinator) */
+    uint8_t from;         /* the sender's datacenter (co-coordinator forwards) */
+    uint8_t yes;          /* a vote or a decision */
+    uint8_t served;       /* already queued behind its node's service time */
+};
+
+/* Delay of one message from datacenter a to b (ns, scaled, jitter drawn from seed). */
+uint64_t geo_delay_ns(int a, int b, uint64_t *seed);
+/* The same without jitter (expected values in reports and tests). */
+double geo_delay_ms(int a, int b);
+/* Sends a message: ev->at is set to now_ns + the delay from `from` to `to` (0: internal,
+ * delivered at now_ns); takes a reference on ev->att. now_ns is the handler's own
+ * deadline (send times are logical, so delays never accumulate lateness). */
+void geo_send(struct geo_ev ev, uint64_t now_ns, int from, int to, bool internal);
+void geo_net_start(void);
+/* Queues ev again for `at` (a node's service time), with a reference of its own. */
+void geo_requeue(const struct geo_ev *ev, uint64_t at);
+/* Waits until no event is queued or running, then stops the executors. */
+void geo_net_drain_stop(void);
+/* Runs one event (cc/geo_commit.c), under nothing: it takes att's mutex itself. */
+void geo_handle(const struct geo_ev *ev, int executor);
+uint64_t geo_now_ns(void);
+/* Co-coordinator nodes with a service time: the time the node finishes serving a message
+ * that arrives at `at` (at itself with no service time). */
+uint64_t geo_serve(int dc, int group, uint64_t at);
+
+/* ---- the replicated data (cc/geo_store.c) ---- */
+
+/* A committed write set's entry per key (value, version), PreCommitted first in D2PC. */
+struct geo_pc {
+    struct geo_pc *next;     /* the key's PreCommit list, newest (highest seq) first */
+    uint64_t key;
+    int64_t value;
+    uint64_t wid;            /* the writer's attempt id (its version id) */
+    uint64_t seq;            /* the key's version number, assigned at the leader */
+    struct geo_part *part;   /* the writer's participant record */
+};
+
+/* The newest version of key at datacenter dc's replica (the leader's: PreCommitted
+ * included), and the PreCommit entry it came from (NULL: committed). */
+struct geo_version {
+    int64_t value;
+    uint64_t wid, seq;
+    struct geo_pc *pc;
+};
+void geo_store_read(int dc, uint64_t key, struct geo_version *v);
+/* The same at the leader for a reader's part r (d2pc): a PreCommitted version registers
+ * the dependency (geo_dep_register) under the key's latch; false: it cannot be read. */
+bool geo_store_read_dep(int dc, uint64_t key, struct geo_version *v, struct geo_part *r,
+                        uint64_t *pred);
+/* The leader's next version number of key (under the writer's exclusive CC access). */
+uint64_t geo_store_next_seq(int dc, uint64_t key);
+/* Adds e to its key's PreCommit list at the leader (dc). */
+void geo_store_precommit(int dc, struct geo_pc *e);
+/* Removes e from its key's list (if there) and, on commit, installs it where its seq is
+ * newer than the replica's (leaders and followers alike). */
+void geo_store_finish(int dc, struct geo_pc *e, bool commit, bool listed);
+/* For geo_check: record a committed attempt's writes (wid, key) and an attempt id's
+ * commit time, and its write-read predecessors. */
+void geo_store_note_commit(int client, uint64_t wid, const uint64_t *keys, int n, uint64_t commit_ns,
+                           const uint64_t *preds, int npreds);
+
+/* ---- the participant and attempt records (cc/geo_commit.c) ---- */
+
+struct geo_dep {
+    struct geo_part *p;
+    uint64_t gen;
+};
+
+/* One participant shard of an attempt. */
+struct geo_part {
+    int shard, leader;
+    int nops;
+    uint8_t op[GEO_MAX_OPS];           /* indexes into the spec */
+    struct txn *sub[GEO_MAX_DCS];      /* CC contexts: [leader] (2pc, d2pc), every replica
+                                        * (carousel) */
+    bool began[GEO_MAX_DCS], held[GEO_MAX_DCS]; /* a context began / holds its CC state */
+    uint64_t cc_start;                 /* the leader's Prepare (ns): its CC period */
+    bool prepared, vote_sent, vote_yes, precommitted, finished;
+    int acks;                          /* replication acks at the leader */
+    int fast_yes, fast_no;             /* carousel: fast-path votes at the client */
+    bool decided;                      /* carousel: this shard's vote is known */
+    enum abort_reason no_reason;
+    struct geo_pc pc[GEO_MAX_OPS];     /* its writes (d2pc: PreCommit entries) */
+    int npc;
+    /* write-read dependencies (d2pc): in = PreCommitted writers it read (-1: one
+     * aborted); out = its readers, guarded by dep_mu with `closed` and gen */
+    pthread_mutex_t dep_mu;
+    _Atomic int in;
+    _Atomic int deferred;              /* its vote waits for in == 0 */
+    uint64_t gen;                      /* bumped at each reuse (under dep_mu) */
+    bool closed, outcome;              /* decided (under dep_mu), and how */
+    struct geo_att *att;
+    int nout;
+    struct geo_dep out[GEO_MAX_OUT];
+};
+
+struct geo_client;
+
+struct geo_att {
+    pthread_mutex_t mu;
+    _Atomic int refs;
+    struct geo_client *cl;
+    uint64_t id;                       /* the client's attempt id: its version id */
+    int dc, group, coord;              /* client's datacenter, co-coordinator group,
+                                        * 2pc coordinator's datacenter */
+    bool nro;                          /* reads at the leaders (no read optimisation) */
+    const struct geo_spec *spec;       /* = &s */
+    struct geo_spec s;                 /* the attempt's copy of its operations */
+    int64_t val[GEO_MAX_OPS];          /* read values, then the values written */
+    uint64_t rwid[GEO_MAX_OPS];        /* versions read */
+    uint64_t replaced[GEO_MAX_OPS];    /* versions the writes replace (at Prepare) */
+    uint64_t preds[GEO_MAX_OPS];       /* write-read predecessors (attempt ids) */
+    int npreds;
+    int nparts;
+    struct geo_part part[GEO_MAX_SHARDS];
+    int8_t part_of_shard[GEO_MAX_SHARDS];
+    uint64_t seed;                     /* jitter */
+    uint64_t start_ns, commit_start_ns;
+    /* protocol state, under mu */
+    int pending_reads;
+    bool read_failed, decided, commit, client_knows;
+    enum abort_reason reason;
+    int votes;                         /* 2pc coordinator: yes votes */
+    uint32_t cvotes[GEO_MAX_DCS];      /* d2pc: shards whose vote reached co-coordinator dc */
+    bool cpre[GEO_MAX_DCS];            /* d2pc: co-coordinator dc decided (pre) */
+    uint32_t corr_votes;               /* d2pc correspondent: shards with a yes vote */
+    int corr_replies[GEO_MAX_SHARDS];  /* d2pc correspondent: replication replies */
+    uint64_t decided_ns;
+    int msgs;                          /* messages sent for this attempt */
+};
+
+/* A client: its attempt records and a pool of CC contexts for its participants. */
+struct geo_client {
+    bool ready;
+    int thread, dc;
+    pthread_cond_t c;       /* the client waits on it under an attempt's mu */
+    pthread_mutex_t ring_mu; /* with ring_cv: waiting for a free attempt record */
+    pthread_cond_t ring_cv;
+    pthread_mutex_t pool_mu;
+    struct txn *pool[GEO_MAX_SHARDS * GEO_MAX_DCS * GEO_ATT_RING];
+    int npool;
+    uint64_t last_tag;                /* the query of the last attempt, and whether it */
+    bool last_stale;                  /* aborted for a stale read */
+    struct geo_att att[GEO_ATT_RING];
+};
+
+/* Write-read dependencies (d2pc), at the leader under the key's latch: the reader's part
+ * r read e, which is still PreCommitted. false: e's writer has aborted (the read fails). */
+bool geo_dep_register(struct geo_pc *e, struct geo_part *r, uint64_t *pred);
+
+/* ---- counters (cc/geo_report.c) ---- */
+
+/* Each executor's and each client's, written only by it. Recorded in the measured window
+ * only: a recorder takes its counters through geo_exec_rec / geo_client_rec, which
+ * clear them the first time it records in the window and return NULL outside it. */
+struct geo_exec_stats {
+    int seen;                                 /* the window phase last seen */
+    struct latency lateness;                  /* ns past each deadline */
+    struct latency cc_period[GEO_MAX_DCS];    /* ns, per leader datacenter */
+    uint64_t fast, slow;                      /* carousel shard decisions */
+    uint64_t cc_periods_cut;                  /* d2pc: leaders that ended at PreCommit */
+};
+struct geo_client_stats {
+    int seen;
+    struct latency latency;                   /* ns, committed attempts */
+    uint64_t msgs, commits, aborts, aborts_by[AR_COUNT];
+};
+struct geo_exec_stats *geo_exec_rec(int ex);
+struct geo_client_stats *geo_client_rec(int client);
+int geo_clients(void);
+struct geo_client_stats *geo_client_st(int client);
+extern struct geo_exec_stats geo_exec_st[GEO_EXECUTORS];
+
+#endif
