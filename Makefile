@@ -84,6 +84,8 @@ GENERIC_SRCS := $(filter-out $(ALG_SRCS) storage/index_hash.c,$(GENERIC_SRCS))
 INDEX_SRC_own := storage/index_hash.c
 INDEX_SRC_tbb := storage/index_tbb_hash.cpp
 INDEX_SRCS := $(INDEX_SRC_$(INDEX)) storage/index_tbb_ordered.cpp
+# C++ files of the generic code, in every variant and flavor (the unit tests' too)
+GENERIC_CXX_SRCS := cc/geo_deploy.cpp
 
 .PHONY: all run test check bench figures asan tsan unit deps clean mutation shared-writes
 all: $(foreach v,$(VARIANTS),$(B)/bin/rundb-$(v))
@@ -91,7 +93,8 @@ all: $(foreach v,$(VARIANTS),$(B)/bin/rundb-$(v))
 # Generic code is compiled once per (flavor, CC_META_SIZE): it never depends on the
 # algorithm, only on the size of the per-row slot. The algorithm's files and the build
 # info (variant name, flags, git revision; rebuilt at every link) are per variant.
-GENERIC_OBJ_NAMES := $(patsubst %,%.o,$(filter-out benchmarks/build_info.c,$(GENERIC_SRCS)) $(INDEX_SRCS))
+GENERIC_OBJ_NAMES := $(patsubst %,%.o,$(filter-out benchmarks/build_info.c,$(GENERIC_SRCS)) $(INDEX_SRCS) \
+	$(GENERIC_CXX_SRCS))
 META_SIZES := $(sort $(foreach v,$(VARIANTS) $(MUTANT_BASES),$(call variant_meta,$(v))) 8)
 
 # $(1) flavor, $(2) metadata size

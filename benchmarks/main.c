@@ -13,6 +13,7 @@
 #include "benchmarks/build_info.h"
 #include "benchmarks/deadline.h"
 #include "benchmarks/driver.h"
+#include "benchmarks/geo_options.h"
 #include "benchmarks/progress.h"
 #include "benchmarks/report.h"
 #include "storage/clock.h"
@@ -46,6 +47,20 @@ int main(int argc, char **argv)
 {
     struct options o;
     options_parse(&o, argc, argv);
+    if (*o.geo) {
+        struct geo_config c;
+        char err[512];
+        if (!geo_options_config(&o, &c, err, sizeof(err))) {
+            fprintf(stderr, "rundb: %s\n", err);
+            return 2;
+        }
+        geo_on = true;
+        geo_cfg = c;
+    } else if (geo_workload_name(o.workload)) {
+        fprintf(stderr, "rundb: --workload %s: needs a deployment file (--geo FILE)\n",
+                o.workload);
+        return 2;
+    }
     if (*o.out) {
         FILE *f = fopen(o.out, "a");
         if (!f) {

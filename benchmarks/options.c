@@ -13,10 +13,23 @@
 
 #include "benchmarks/json.h"
 #include "benchmarks/workload.h"
+#include "cc/geo.h"
 #include "config/config.h"
 #include "storage/storage_model.h"
 
-enum opt_kind { OK_INT, OK_U64, OK_DOUBLE, OK_STR, OK_FLAG, OK_PIN, OK_WORKLOAD, OK_MIX };
+/* OK_FLAG takes no value (given: on; default off); OK_ONOFF takes on or off (default dflt) */
+enum opt_kind {
+    OK_INT,
+    OK_U64,
+    OK_DOUBLE,
+    OK_STR,
+    OK_FLAG,
+    OK_ONOFF,
+    OK_PIN,
+    OK_WORKLOAD,
+    OK_MIX,
+    OK_COMMIT
+};
 
 struct opt_def {
     const char *name;
@@ -34,6 +47,9 @@ struct opt_def {
 #define STRINGIFY(x) STRINGIFY_(x)
 
 static const char *const mix_names[] = {"standard", "neworder-payment", NULL};
+static const char *const commit_names[] = {"2pc", "d2pc", "carousel", NULL};
+_Static_assert(GEO_2PC == 0 && GEO_D2PC == 1 && GEO_CAROUSEL == 2,
+               "commit_names follows enum geo_protocol");
 #define U64MAX 18446744073709551615.0
 
 static const struct opt_def defs[] = {
@@ -71,6 +87,23 @@ static const struct opt_def defs[] = {
     {"servers", OK_INT, OFF(servers), 1, 64, false, "8",
      "network model: logical servers the rows live on (by a hash of table and key; TPC-C: "
      "by warehouse)"},
+    {"geo", OK_STR, OFF(geo), 0, 0, false, "",
+     "geo-distributed commit: the deployment file (datacenters, one-way delays, shards, "
+     "leaders: config/geo/*.toml); the geo workloads (retwis, ycsbt, geo-bank) need it, "
+     "the others refuse it"},
+    {"commit", OK_COMMIT, OFF(commit), 0, 0, false, "d2pc",
+     "geo: the commit protocol: 2pc, d2pc or carousel"},
+    {"geo-time-scale", OK_DOUBLE, OFF(geo_time_scale), 1, 1e6, false, "1",
+     "geo: every emulated delay is divided by this (1 = real time)"},
+    {"cocoord-groups", OK_INT, OFF(cocoord_groups), 1, GEO_MAX_GROUPS, false, "1",
+     "geo: co-coordinators per datacenter (a transaction's id mod this picks one)"},
+    {"geo-service-us", OK_DOUBLE, OFF(geo_service_us), 0, 1e6, false, "0",
+     "geo: a co-coordinator's service time per message, microseconds (0 = none)"},
+    {"read-opt", OK_ONOFF, OFF(read_opt), 0, 0, false, "on",
+     "geo: on or off: reads go to the client's datacenter's replica and are validated at "
+     "Prepare"},
+    {"txn-ops", OK_INT, OFF(txn_ops), 1, GEO_MAX_OPS, false, "6",
+     "geo, ycsbt: operations (on distinct keys) per transaction"},
     {"storage", OK_STR, OFF(storage), 0, 0, false, "",
      "storage model: rows live on a device with this preset's (read, write) latency in "
      "microseconds, behind a cache of --cache-rows rows: dram (0.1, 0.1), cxl (2, 2), nvme "
@@ -210,6 +243,11 @@ static void set_value(struct options *o, const struct opt_def *d, const char *v)
     case OK_FLAG:
         *(bool *)p = strcmp(v, "on") == 0;
         return;
+    case OK_ONOFF:
+        if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
+            bad("--%s: '%s' is not on or off", d->name, v);
+        *(bool *)p = strcmp(v, "on") == 0;
+        return;
     case OK_PIN:
         for (int i = 0; i < 4; i++)
             if (strcmp(v, pin_names[i]) == 0) {
@@ -232,6 +270,13 @@ static void set_value(struct options *o, const struct opt_def *d, const char *v)
                 return;
             }
         bad("--mix: '%s' is not standard or neworder-payment", v);
+    case OK_COMMIT:
+        for (int i = 0; commit_names[i]; i++)
+            if (strcmp(v, commit_names[i]) == 0) {
+                *(int *)p = i;
+                return;
+            }
+        bad("--commit: '%s' is not 2pc, d2pc or carousel", v);
     default:
         break;
     }
@@ -299,6 +344,19 @@ static void storage_checks(const struct options *o, const bool *given)
         bad("--cache-rows: 0 rows; the cache holds at least 1");
 }
 
+/* The geo commit layer's flags (every one of the table's "geo: ..." flags): only with a
+ * deployment file. benchmarks/geo_options.c checks the file and the workload. */
+static void geo_checks(const struct options *o, const bool *given)
+{
+    static const char *const geo_flags[] = {"commit",         "geo-time-scale", "cocoord-groups",
+                                            "geo-service-us", "read-opt",       "txn-ops"};
+    if (was_given(given, "geo") && !*o->geo)
+        bad("--geo: empty file name");
+    for (size_t i = 0; i < sizeof(geo_flags) / sizeof(geo_flags[0]); i++)
+        if (was_given(given, geo_flags[i]) && !*o->geo)
+            bad("--%s: needs a deployment file (--geo FILE)", geo_flags[i]);
+}
+
 void options_parse(struct options *o, int argc, char **argv)
 {
     struct option lopts[NDEFS + 2];
@@ -342,6 +400,7 @@ void options_parse(struct options *o, int argc, char **argv)
     if (o->rate > 0 && o->rate < 1e-3)
         bad("--rate: %g is below 0.001 arrivals per second (0 = closed loop)", o->rate);
     storage_checks(o, given);
+    geo_checks(o, given);
     if (was_given(given, "sketch-kib") && !&ts_sketch_bytes)
         bad("--sketch-kib: this variant keeps no sketch (only the *-sketch variants)");
     if (*o->dump && !workload_find(o->workload)->dump)
@@ -368,6 +427,7 @@ void options_json(const struct options *o, FILE *f)
             fprintf(f, "%.15g", *(const double *)p);
             break;
         case OK_FLAG:
+        case OK_ONOFF:
             fputs(*(const bool *)p ? "true" : "false", f);
             break;
         case OK_PIN:
@@ -375,6 +435,9 @@ void options_json(const struct options *o, FILE *f)
             break;
         case OK_MIX:
             json_string(f, mix_names[*(const int *)p]);
+            break;
+        case OK_COMMIT:
+            json_string(f, commit_names[*(const int *)p]);
             break;
         case OK_STR:
         case OK_WORKLOAD:

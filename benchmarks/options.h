@@ -34,6 +34,14 @@ struct options {
     /* network model (cc/netmodel.h): all 0: off */
     double net_rtt_us, net_jitter_us, net_msg_cpu_us;
     int servers;
+    /* geo-distributed commit (cc/geo.h, benchmarks/geo_options.h): off with no --geo */
+    const char *geo;       /* the deployment file; "": off */
+    int commit;            /* enum geo_protocol (cc/geo.h) */
+    double geo_time_scale; /* every emulated delay divided by this */
+    int cocoord_groups;
+    double geo_service_us; /* a co-coordinator's service time per message */
+    bool read_opt;
+    int txn_ops; /* ycsbt: operations per transaction */
     /* storage model (storage/storage_model.h): off with no preset and latency 0 */
     const char *storage;       /* a preset, "": none */
     double storage_latency_us; /* read and write latency instead of a preset; 0: none */

@@ -4,7 +4,7 @@
 # plots = matplotlib and gnuplot; cluster = GNU parallel and a one-node SLURM (munge,
 # slurmctld, slurmd) for the sweep runner's tests.
 set -euo pipefail
-pkgs=(gcc g++ make libjemalloc-dev libnuma-dev libhwloc-dev libtbb-dev sqlite3)
+pkgs=(gcc g++ make libjemalloc-dev libnuma-dev libhwloc-dev libtbb-dev libcpptoml-dev sqlite3)
 for group in "$@"; do
     case $group in
     plots) pkgs+=(python3 python3-matplotlib gnuplot-nox) ;;

@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # The test suite, in two tiers (README, docs/correctness.md):
 #   tests/run.sh fast   `make test`, before every commit (about 10 minutes on 2 cores with
-#                       the build): the layering check, the CLI bad-input tests, the
-#                       watchdogs, the sweep runner and the plots, pin plans, open loop,
-#                       the network model; for every variant of config/variants.tsv, 8
-#                       threads: YCSB theta 0.99, a third of the writes blind, and the bank
-#                       workload, both with --verify (history check; money conserved,
-#                       audits see their branch's total, no pair below its floor); the bank
-#                       with a stall timeout shorter than its window (no deadlock passes);
-#                       the sketch variants with the smallest sketch; TPC-C --check
-#                       --verify (tests/tpcc_test.sh fast); the storage model.
+#                       the build): the layering check, the CLI bad-input tests, the geo
+#                       deployment files and flags, the watchdogs, the sweep runner and
+#                       the plots, pin plans, open loop, the network model; for every
+#                       variant of config/variants.tsv, 8 threads: YCSB theta 0.99, a
+#                       third of the writes blind, and the bank workload, both with
+#                       --verify (history check; money conserved, audits see their
+#                       branch's total, no pair below its floor); the bank with a stall
+#                       timeout shorter than its window (no deadlock passes); the sketch
+#                       variants with the smallest sketch; TPC-C --check --verify
+#                       (tests/tpcc_test.sh fast); the storage model.
 #   tests/run.sh slow   `make check` runs it after the fast tier: the unit and variant
 #                       tests (ASan), the long cases (YCSB hot and the bank 2 s, YCSB 100k
 #                       rows, the bank at 16 threads, 64 threads ending within 2 s of the
@@ -76,6 +77,7 @@ run "layers (tests/layers_test.sh)" 60 tests/layers_test.sh
 
 echo "== command-line tests"
 run "cli bad input" 120 tests/cli_test.sh build/bin/rundb-no-wait
+run "geo deployment files and flags" 60 tests/geo_config_test.sh build/bin/rundb-silo
 
 echo "== the watchdogs: a thread blocked in each phase is reported (tests/watchdog_test.sh)"
 run "watchdogs see every phase" 200 tests/watchdog_test.sh build/bin/rundb-no-wait
