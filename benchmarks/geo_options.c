@@ -6,19 +6,12 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The run's geo settings (cc/geo.h). Defined here for now: moves to cc/geo_net.c. */
-bool geo_on;
-struct geo_config geo_cfg;
-
-/* The geo workloads, until the workload registry (benchmarks/workload.h) has them. */
-static const char *const geo_workloads[] = {"retwis", "ycsbt", "geo-bank"};
+#include "benchmarks/workload.h"
 
 bool geo_workload_name(const char *name)
 {
-    for (size_t i = 0; i < sizeof(geo_workloads) / sizeof(geo_workloads[0]); i++)
-        if (strcmp(name, geo_workloads[i]) == 0)
-            return true;
-    return false;
+    const struct workload *w = workload_find(name);
+    return w && w->geo;
 }
 
 bool geo_options_config(const struct options *o, struct geo_config *c, char *err,

@@ -245,6 +245,7 @@ const struct workload retwis_workload = {
     .run = retwis_run,
     .check = geo_check_run,
     .json = geo_json,
+    .geo = true,
 };
 
 const struct workload ycsbt_workload = {
@@ -259,6 +260,7 @@ const struct workload ycsbt_workload = {
     .run = ycsbt_run,
     .check = geo_check_run,
     .json = geo_json,
+    .geo = true,
 };
 
 const struct workload geo_bank_workload = {
@@ -273,4 +275,5 @@ const struct workload geo_bank_workload = {
     .run = bank_run,
     .check = bank_check,
     .json = geo_json,
+    .geo = true,
 };

@@ -50,12 +50,11 @@ int main(int argc, char **argv)
     if (*o.geo) {
         struct geo_config c;
         char err[512];
-        if (!geo_options_config(&o, &c, err, sizeof(err))) {
+        if (!geo_options_config(&o, &c, err, sizeof(err)) ||
+            !geo_configure(&c, o.threads, err, sizeof(err))) {
             fprintf(stderr, "rundb: %s\n", err);
             return 2;
         }
-        geo_on = true;
-        geo_cfg = c;
     } else if (geo_workload_name(o.workload)) {
         fprintf(stderr, "rundb: --workload %s: needs a deployment file (--geo FILE)\n",
                 o.workload);

@@ -56,6 +56,9 @@ struct workload {
      * execution (NCC) send it as one request in the current shot. false: the client
      * computes the value, so such an algorithm's write is a request of a later shot. */
     bool rmw_at_server;
+    /* A geo workload (benchmarks/geo_workloads.c): its transactions run through geo_run
+     * across emulated datacenters; it needs --geo, which no other workload takes. */
+    bool geo;
 };
 
 extern const struct workload ycsb_workload;

@@ -23,6 +23,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cc/cc.h"
+
 struct txn;
 
 #define GEO_MAX_DCS 8

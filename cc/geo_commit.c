@@ -87,7 +87,6 @@ bool geo_configure(const struct geo_config *c, int clients_n, char *err, unsigne
         snprintf(err, errlen, "--geo: out of memory for %d clients", clients_n);
         return false;
     }
-    geo_net_start();
     return true;
 }
 

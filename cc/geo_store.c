@@ -63,6 +63,7 @@ uint64_t geo_rows_to_load(uint64_t keys) { return keys * (uint64_t)geo_cfg.d.ndc
 
 void geo_create(int64_t (*init)(uint64_t key))
 {
+    geo_net_start();
     init_value = init;
     struct schema s;
     /* the rows hold no data of the workload: one column the algorithms may copy */
