@@ -153,7 +153,8 @@ static const struct opt_def defs[] = {
     {"quiet", OK_FLAG, OFF(quiet), 0, 0, false, "off",
      "no progress lines on stderr (load, query generation, warm-up, measured window)"},
     {"rows", OK_U64, OFF(rows), 1, 1e10, false, "1000000",
-     "ycsb, f1, tao: rows (keys) in the table; synth: rows over all partitions"},
+     "ycsb, f1, tao: rows (keys) in the table; synth: rows over all partitions; retwis, "
+     "ycsbt, geo-bank: keys over all shards"},
     {"fields", OK_INT, OFF(fields), 1, 63, false, "10", "ycsb: fields per row"},
     {"field-size", OK_U64, OFF(field_size), 1, YCSB_FIELD_SIZE_MAX, false, "100",
      "ycsb: bytes per field"},
@@ -165,7 +166,8 @@ static const struct opt_def defs[] = {
      "ycsb: fraction of the writes that write their field without reading the row first "
      "(blind writes; 0 = every write is a read-modify-write)"},
     {"theta", OK_DOUBLE, OFF(theta), 0, 1, true, "0.6",
-     "ycsb, f1, tao: Zipfian skew in [0, 1), 0 = uniform"},
+     "ycsb, f1, tao, retwis, ycsbt, geo-bank: Zipfian skew in [0, 1), 0 = uniform (the geo "
+     "workloads' default: 0.7, the D2PC paper's)"},
     {"write-fraction", OK_DOUBLE, OFF(write_fraction), 0, 1, false, "0.01",
      "f1, tao: fraction of transactions that write (the rest read only)"},
     {"accounts", OK_U64, OFF(accounts), 2, 1e9, false, "10000", "bank: number of accounts"},
@@ -346,7 +348,10 @@ static void storage_checks(const struct options *o, const bool *given)
 
 /* The geo commit layer's flags (every one of the table's "geo: ..." flags): only with a
  * deployment file. benchmarks/geo_options.c checks the file and the workload. */
-static void geo_checks(const struct options *o, const bool *given)
+/* The geo workloads' skew when --theta is not given (the D2PC paper's Retwis setting). */
+#define GEO_THETA_DEFAULT 0.7
+
+static void geo_checks(struct options *o, const bool *given)
 {
     static const char *const geo_flags[] = {"commit",         "geo-time-scale", "cocoord-groups",
                                             "geo-service-us", "read-opt",       "txn-ops"};
@@ -355,6 +360,12 @@ static void geo_checks(const struct options *o, const bool *given)
     for (size_t i = 0; i < sizeof(geo_flags) / sizeof(geo_flags[0]); i++)
         if (was_given(given, geo_flags[i]) && !*o->geo)
             bad("--%s: needs a deployment file (--geo FILE)", geo_flags[i]);
+    const struct workload *w = workload_find(o->workload);
+    if (w && w->geo && !was_given(given, "theta"))
+        o->theta = GEO_THETA_DEFAULT;
+    if (w && w->geo && o->rows < (uint64_t)o->txn_ops)
+        bad("--rows: %llu keys cannot hold --txn-ops %d distinct keys",
+            (unsigned long long)o->rows, o->txn_ops);
 }
 
 void options_parse(struct options *o, int argc, char **argv)

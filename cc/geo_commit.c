@@ -173,9 +173,12 @@ static struct geo_att *att_get(struct geo_client *cl)
     }
 }
 
-/* The CC context of part p at datacenter dc, begun on first use. */
+/* The CC context of part p at datacenter dc, begun on first use; NULL once p's CC ended
+ * there (decided, or voted no). */
 static struct txn *part_ctx(struct geo_att *att, struct geo_part *p, int dc)
 {
+    if (p->ended[dc])
+        return NULL;
     if (!p->began[dc]) {
         p->sub[dc] = ctx_get(att->cl);
         txn_begin(p->sub[dc], false);
@@ -184,12 +187,32 @@ static struct txn *part_ctx(struct geo_att *att, struct geo_part *p, int dc)
     return p->sub[dc];
 }
 
+/* OCC's validation marks (cc/geo_store.c): an algorithm whose reads take no lock
+ * (Silo) validates them once, at Prepare; the commit layer then marks them at the replica
+ * until the end of the CC period, so a writer that prepares meanwhile votes no (the
+ * distributed OCC of TAPIR and the D2PC authors' code). Reads under locks need none. */
+static bool reads_marked(void) { return !(&cc_alg_locking && cc_alg_locking); }
+
+static void drop_marks(struct geo_att *att, struct geo_part *p, int dc)
+{
+    for (int j = 0, n = 0; j < p->nops && n < p->marks[dc]; j++) {
+        const struct geo_op *o = &att->spec->op[p->op[j]];
+        if (o->kind == GEO_READ) {
+            geo_store_mark(dc, o->key, -1);
+            n++;
+        }
+    }
+    p->marks[dc] = 0;
+}
+
 /* Ends part p's CC at dc (commit: install and release; else roll back). */
 static void part_release(struct geo_att *att, struct geo_part *p, int dc, bool commit,
                          uint64_t now, int ex)
 {
+    p->ended[dc] = true;
     if (!p->held[dc])
         return;
+    drop_marks(att, p, dc);
     if (commit)
         txn_finish(p->sub[dc]);
     else
@@ -285,6 +308,10 @@ static bool op_writes(const struct geo_op *o) { return o->kind != GEO_READ; }
 static bool prepare_at(struct geo_att *att, struct geo_part *p, int dc, uint64_t now, int ex)
 {
     struct txn *sub = part_ctx(att, p, dc);
+    if (!sub) { /* its decision came first: the attempt has aborted */
+        p->no_reason = AR_VALIDATION;
+        return false;
+    }
     const struct geo_spec *s = att->spec;
     struct table *tab = geo_table(dc);
     enum abort_reason why = AR_COUNT;
@@ -299,15 +326,29 @@ static bool prepare_at(struct geo_att *att, struct geo_part *p, int dc, uint64_t
             why = sub->reason;
             break;
         }
+        /* marked before the algorithm validates the read: a writer that locks the key
+         * later sees the mark, one that locked it earlier fails the validation */
+        if (o->kind == GEO_READ && reads_marked()) {
+            geo_store_mark(dc, o->key, 1);
+            p->marks[dc]++;
+        }
         struct geo_version v;
         geo_store_read(dc, o->key, &v);
+        /* a replica read that its leader has overwritten since; read at the leader
+         * (no read optimisation), the same check is OCC's validation */
         if (op_reads(o) && v.wid != att->rwid[i])
-            why = AR_STALE_READ;
+            why = att->nro ? AR_VALIDATION : AR_STALE_READ;
         if (op_writes(o) && dc == p->leader)
             att->replaced[i] = v.wid;
     }
     if (why == AR_COUNT && txn_prepare(sub) != RC_OK)
         why = sub->reason;
+    /* after the algorithm locked the writes: a prepared reader's mark is a conflict */
+    for (int j = 0; j < p->nops && why == AR_COUNT && reads_marked(); j++) {
+        const struct geo_op *o = &s->op[p->op[j]];
+        if (op_writes(o) && geo_store_marked(dc, o->key))
+            why = AR_VALIDATION;
+    }
     if (why == AR_COUNT)
         return true;
     p->no_reason = why;
@@ -547,7 +588,7 @@ static void read_local(struct geo_att *att, uint64_t now)
 static void read_at_leader(struct geo_att *att, int part, uint64_t now, int ex)
 {
     struct geo_part *p = &att->part[part];
-    struct txn *sub = part_ctx(att, p, p->leader);
+    struct txn *sub = part_ctx(att, p, p->leader); /* nothing is decided before the reads */
     struct table *tab = geo_table(p->leader);
     bool ok = true;
     for (int j = 0; j < p->nops && ok; j++) {
@@ -573,6 +614,9 @@ static void read_at_leader(struct geo_att *att, int part, uint64_t now, int ex)
         }
         if (pred && att->npreds < GEO_MAX_OPS)
             att->preds[att->npreds++] = pred;
+        struct geo_exec_stats *es = pred ? geo_exec_rec(ex) : NULL;
+        if (es)
+            es->wr_deps++;
         att->val[i] = v.value;
         att->rwid[i] = v.wid;
     }
@@ -787,6 +831,8 @@ static void att_init(struct geo_att *att, struct txn *t, const struct geo_spec *
             p->nops = p->npc = 0;
             memset(p->began, 0, sizeof(p->began));
             memset(p->held, 0, sizeof(p->held));
+            memset(p->ended, 0, sizeof(p->ended));
+            memset(p->marks, 0, sizeof(p->marks));
             p->cc_start = 0;
             p->prepared = p->vote_sent = p->vote_yes = p->precommitted = p->finished = false;
             p->decided = false;

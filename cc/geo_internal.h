@@ -6,8 +6,9 @@
  * Threads. Clients are the driver's worker threads: each runs its transaction's
  * execution and sleeps (a condition variable) until the reply it waits for. Every other
  * step is a message: an event with an absolute delivery deadline (CLOCK_MONOTONIC ns) in
- * one global queue, run at that deadline by one of GEO_EXECUTORS executor threads (the
- * nodes' handlers). A handler runs under its attempt's mutex (so the handlers of one
+ * one global queue, run at that deadline by the executor thread (GEO_EXECUTORS: one, so
+ * handlers start in deadline order and a link keeps its messages in the order they were
+ * sent, as TCP would; with two, a Prepare could overtake the decision sent before it). A handler runs under its attempt's mutex (so the handlers of one
  * transaction never overlap), never waits for another transaction (the CC at the leaders
  * runs in no_wait contexts), and sends messages by pushing events.
  *
@@ -35,7 +36,7 @@ struct txn;
 struct table;
 struct geo_att;
 
-#define GEO_EXECUTORS 2
+#define GEO_EXECUTORS 1
 #define GEO_ATT_RING 4
 /* write-read dependants one PreCommitted write set can have at one shard */
 #define GEO_MAX_OUT 32
@@ -118,6 +119,10 @@ void geo_store_read(int dc, uint64_t key, struct geo_version *v);
  * the dependency (geo_dep_register) under the key's latch; false: it cannot be read. */
 bool geo_store_read_dep(int dc, uint64_t key, struct geo_version *v, struct geo_part *r,
                         uint64_t *pred);
+/* Read marks of prepared readers (OCC's validation marks) at dc's replica of key: add
+ * (+1) or drop (-1) one; whether any is held. */
+void geo_store_mark(int dc, uint64_t key, int delta);
+bool geo_store_marked(int dc, uint64_t key);
 /* The leader's next version number of key (under the writer's exclusive CC access). */
 uint64_t geo_store_next_seq(int dc, uint64_t key);
 /* Adds e to its key's PreCommit list at the leader (dc). */
@@ -145,6 +150,10 @@ struct geo_part {
     struct txn *sub[GEO_MAX_DCS];      /* CC contexts: [leader] (2pc, d2pc), every replica
                                         * (carousel) */
     bool began[GEO_MAX_DCS], held[GEO_MAX_DCS]; /* a context began / holds its CC state */
+    bool ended[GEO_MAX_DCS];           /* decided there: a Prepare that arrives after its
+                                        * decision (jitter reorders) takes nothing */
+    uint8_t marks[GEO_MAX_DCS];        /* read marks held there: on its first `marks`
+                                        * GEO_READ operations */
     uint64_t cc_start;                 /* the leader's Prepare (ns): its CC period */
     bool prepared, vote_sent, vote_yes, precommitted, finished;
     int acks;                          /* replication acks at the leader */
@@ -230,6 +239,7 @@ struct geo_exec_stats {
     struct latency cc_period[GEO_MAX_DCS];    /* ns, per leader datacenter */
     uint64_t fast, slow;                      /* carousel shard decisions */
     uint64_t cc_periods_cut;                  /* d2pc: leaders that ended at PreCommit */
+    uint64_t wr_deps;                         /* d2pc: reads of PreCommitted versions */
 };
 struct geo_client_stats {
     int seen;

@@ -49,7 +49,7 @@ static const char *const proto_names[] = {"2pc", "d2pc", "carousel"};
 
 struct totals {
     struct latency lat, lat_dc[GEO_MAX_DCS], cc, cc_dc[GEO_MAX_DCS], late;
-    uint64_t msgs, commits, aborts, by[AR_COUNT], fast, slow, cut;
+    uint64_t msgs, commits, aborts, by[AR_COUNT], fast, slow, cut, deps;
 };
 static struct totals tot; /* summed once, after the run */
 static bool summed;
@@ -72,6 +72,7 @@ static void sum(void)
         tot.fast += s->fast;
         tot.slow += s->slow;
         tot.cut += s->cc_periods_cut;
+        tot.deps += s->wr_deps;
     }
     for (int c = 0; c < geo_clients(); c++) {
         const struct geo_client_stats *s = geo_client_st(c);
@@ -154,9 +155,9 @@ void geo_report_json(FILE *f)
         lat_json(f, &tot.cc_dc[i]);
     }
     fprintf(f, "},\"fast_path\":%llu,\"slow_path\":%llu,\"precommit_releases\":%llu,"
-               "\"messages_per_commit\":%.2f,",
+               "\"wr_dependencies\":%llu,\"messages_per_commit\":%.2f,",
             (unsigned long long)tot.fast, (unsigned long long)tot.slow,
-            (unsigned long long)tot.cut,
+            (unsigned long long)tot.cut, (unsigned long long)tot.deps,
             tot.commits ? (double)tot.msgs / (double)tot.commits : 0.0);
     fprintf(f, "\"lateness_us\":{\"p50\":%.1f,\"p99\":%.1f,\"max\":%.1f},"
                "\"lateness_limit_us\":%.1f,\"valid\":%s}",

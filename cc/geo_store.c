@@ -14,6 +14,10 @@
  *    first; the newest version of the key is the higher of pc's head and the committed
  *    one. next_seq is the last version number handed out (under the writer's exclusive CC
  *    access to the key, so numbers follow the order in which writers held it).
+ *  - readers: how many prepared transactions hold a read mark on the key at this replica
+ *    (OCC's validation marks, held from Prepare to the end of the CC period: an
+ *    optimistic algorithm validates its reads once, at Prepare, and a distributed commit
+ *    then waits; a writer that prepares meanwhile must see them and vote no).
  *  - sum / count: the wrapping sum and number of version ids the leader installed (the
  *    atomicity check compares them with the committed transactions' writes).
  */
@@ -33,6 +37,7 @@ struct item {
     uint64_t wid, seq, next_seq;
     struct geo_pc *pc;
     uint64_t sum, count;
+    uint32_t readers; /* prepared readers' marks (algorithms whose reads take no lock) */
 };
 
 static struct item *items[GEO_MAX_DCS];
@@ -126,6 +131,23 @@ bool geo_store_read_dep(int dc, uint64_t key, struct geo_version *v, struct geo_
     }
     latch_release(&it->latch);
     return ok;
+}
+
+void geo_store_mark(int dc, uint64_t key, int delta)
+{
+    struct item *it = &items[dc][key];
+    latch_acquire(&it->latch);
+    it->readers = (uint32_t)((int)it->readers + delta);
+    latch_release(&it->latch);
+}
+
+bool geo_store_marked(int dc, uint64_t key)
+{
+    struct item *it = &items[dc][key];
+    latch_acquire(&it->latch);
+    bool m = it->readers != 0;
+    latch_release(&it->latch);
+    return m;
 }
 
 uint64_t geo_store_next_seq(int dc, uint64_t key)
