@@ -3,7 +3,8 @@
 #   tests/run.sh fast   `make test`, before every commit (about 10 minutes on 2 cores with
 #                       the build): the layering check, the CLI bad-input tests, the geo
 #                       deployment files and flags, the watchdogs, the sweep runner and
-#                       the plots, pin plans, open loop, the network model; for every
+#                       the plots, pin plans, open loop, the network model, the geo
+#                       commit layer (tests/test_geo.py); for every
 #                       variant of config/variants.tsv, 8 threads: YCSB theta 0.99, a
 #                       third of the writes blind, and the bank workload, both with
 #                       --verify (history check; money conserved, audits see their
@@ -12,7 +13,7 @@
 #                       variants with the smallest sketch; TPC-C --check --verify
 #                       (tests/tpcc_test.sh fast); the storage model.
 #   tests/run.sh slow   `make check` runs it after the fast tier: the unit and variant
-#                       tests (ASan), the long cases (YCSB hot and the bank 2 s, YCSB 100k
+#                       tests (ASan), the geo layer under TSan and ASan, the long cases (YCSB hot and the bank 2 s, YCSB 100k
 #                       rows, the bank at 16 threads, 64 threads ending within 2 s of the
 #                       window), more storage-model cases, TPC-C's longer cases
 #                       (tests/tpcc_test.sh slow), YCSB and bank under ThreadSanitizer, one
@@ -88,6 +89,7 @@ run "plots (tests/test_plots.py)" 300 /usr/bin/python3 -m unittest tests/test_pl
 run "pin plans (tests/test_pin_plan.py)" 120 /usr/bin/python3 -m unittest tests/test_pin_plan.py
 run "open loop (tests/test_open_loop.py)" 120 /usr/bin/python3 -m unittest tests/test_open_loop.py
 run "network model (tests/test_network.py)" 120 /usr/bin/python3 -m unittest tests/test_network.py
+run "geo commit: timing, verify, checks (tests/test_geo.py)" 240 /usr/bin/python3 -m unittest tests/test_geo.py
 
 echo "== correctness: 8 threads on $(nproc) cores, history check and invariants"
 for v in $variants; do
@@ -179,6 +181,17 @@ run "tsan ncc-rw client failure and recovery verify" 120 build/tsan/bin/rundb-nc
     --threads 8 --warmup 0 --duration 1.5 --verify --workload f1 --rows 10000 \
     --write-fraction 0.3 --fail-commit-at 0.5 --recovery-timeout-ms 200 --net-rtt-us 100 \
     --rate 20000
+
+# the geo layer (executor, clients, CC contexts handed between threads, PreCommit lists
+# and write-read dependencies) under TSan and ASan
+geo="--workload geo-bank --rows 60 --threads 16 --warmup 0 --duration 1 --geo config/geo/3dc.toml --geo-time-scale 20 --verify"
+for proto in 2pc d2pc carousel; do
+    for v in silo no-wait; do
+        run "tsan $v geo $proto read-opt off verify" 120 build/tsan/bin/rundb-$v $geo \
+            --commit $proto --read-opt off
+        run "asan $v geo $proto verify" 120 build/asan/bin/rundb-$v $geo --commit $proto
+    done
+done
 
 echo "== AddressSanitizer"
 for v in $variants; do
