@@ -21,28 +21,29 @@ void geo_window_set(int phase)
 
 static int window_phase(void) { return atomic_load_explicit(&geo_window, memory_order_acquire); }
 
+/* A recorder's counters s (n bytes, `seen` its window phase last seen): cleared the first
+ * time it records in the window; NULL outside it. */
+static void *window_take(void *s, int *seen, size_t n)
+{
+    int w = window_phase();
+    if (w != *seen) {
+        if (w == 1)
+            memset(s, 0, n);
+        *seen = w;
+    }
+    return w == 1 ? s : NULL;
+}
+
 struct geo_exec_stats *geo_exec_rec(int ex)
 {
     struct geo_exec_stats *s = &geo_exec_st[ex];
-    int w = window_phase();
-    if (w != s->seen) {
-        if (w == 1)
-            memset(s, 0, sizeof(*s));
-        s->seen = w;
-    }
-    return w == 1 ? s : NULL;
+    return window_take(s, &s->seen, sizeof(*s));
 }
 
 struct geo_client_stats *geo_client_rec(int client)
 {
     struct geo_client_stats *s = geo_client_st(client);
-    int w = window_phase();
-    if (w != s->seen) {
-        if (w == 1)
-            memset(s, 0, sizeof(*s));
-        s->seen = w;
-    }
-    return w == 1 ? s : NULL;
+    return window_take(s, &s->seen, sizeof(*s));
 }
 
 static const char *const proto_names[] = {"2pc", "d2pc", "carousel"};

@@ -93,20 +93,22 @@ void geo_fill_items(uint64_t lo, uint64_t hi)
         }
 }
 
+/* The newest version of it (under its latch): the committed one, or the PreCommitted
+ * list's head where that is newer. */
+static void newest(const struct item *it, struct geo_version *v)
+{
+    bool pc = it->pc && it->pc->seq > it->seq;
+    v->value = pc ? it->pc->value : it->value;
+    v->wid = pc ? it->pc->wid : it->wid;
+    v->seq = pc ? it->pc->seq : it->seq;
+    v->pc = pc ? it->pc : NULL;
+}
+
 void geo_store_read(int dc, uint64_t key, struct geo_version *v)
 {
     struct item *it = &items[dc][key];
     latch_acquire(&it->latch);
-    v->value = it->value;
-    v->wid = it->wid;
-    v->seq = it->seq;
-    v->pc = NULL;
-    if (it->pc && it->pc->seq > it->seq) {
-        v->value = it->pc->value;
-        v->wid = it->pc->wid;
-        v->seq = it->pc->seq;
-        v->pc = it->pc;
-    }
+    newest(it, v);
     latch_release(&it->latch);
 }
 
@@ -115,20 +117,12 @@ bool geo_store_read_dep(int dc, uint64_t key, struct geo_version *v, struct geo_
 {
     struct item *it = &items[dc][key];
     bool ok = true;
-    latch_acquire(&it->latch);
-    v->value = it->value;
-    v->wid = it->wid;
-    v->seq = it->seq;
-    v->pc = NULL;
     *pred = 0;
-    if (it->pc && it->pc->seq > it->seq) {
-        v->value = it->pc->value;
-        v->wid = it->pc->wid;
-        v->seq = it->pc->seq;
-        v->pc = it->pc;
-        /* listed, so its writer's record is alive (its decision handler unlists it) */
-        ok = geo_dep_register(it->pc, r, pred);
-    }
+    latch_acquire(&it->latch);
+    newest(it, v);
+    /* listed, so its writer's record is alive (its decision handler unlists it) */
+    if (v->pc)
+        ok = geo_dep_register(v->pc, r, pred);
     latch_release(&it->latch);
     return ok;
 }
