@@ -376,6 +376,8 @@ void driver_run(const struct workload *w, const struct options *o, struct run_re
     fail_at = o->fail_commit_at_s > 0
                   ? clock_ticks() + (uint64_t)(o->fail_commit_at_s * clock_ticks_per_s)
                   : 0;
+    if (geo_on)
+        geo_window_set(0);
     /* release: workers start after seeing the phase change (acquire) */
     atomic_store_explicit(&phase, PH_WARMUP, memory_order_release);
     deadline_phase("warmup");

@@ -31,5 +31,5 @@ bool geo_options_config(const struct options *o, struct geo_config *c, char *err
     c->service_us = o->geo_service_us;
     c->read_opt = o->read_opt;
     c->keys = o->rows;
-    return true;
+    return geo_fail_parse(c, o->kill_cocoord, o->kill_follower, o->lose_majority, err, errlen);
 }

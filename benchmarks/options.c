@@ -104,6 +104,15 @@ static const struct opt_def defs[] = {
      "Prepare"},
     {"txn-ops", OK_INT, OFF(txn_ops), 1, GEO_MAX_OPS, false, "6",
      "geo, ycsbt: operations (on distinct keys) per transaction"},
+    {"kill-cocoord", OK_STR, OFF(kill_cocoord), 0, 0, false, "",
+     "geo: DC[,DC...]@S: those datacenters' co-coordinators stop at second S of the run "
+     "(from the warm-up's start) for good"},
+    {"kill-follower", OK_STR, OFF(kill_follower), 0, 0, false, "",
+     "geo: SHARD/DC@S[+D]: the follower of shard SHARD in datacenter DC stops at second S "
+     "(for D seconds, then it catches up from its leader)"},
+    {"lose-majority", OK_STR, OFF(lose_majority), 0, 0, false, "",
+     "geo: SHARD@S[+D]: every follower of shard SHARD stops at second S (for D seconds): "
+     "its replication cannot finish"},
     {"storage", OK_STR, OFF(storage), 0, 0, false, "",
      "storage model: rows live on a device with this preset's (read, write) latency in "
      "microseconds, behind a cache of --cache-rows rows: dram (0.1, 0.1), cxl (2, 2), nvme "
@@ -353,8 +362,9 @@ static void storage_checks(const struct options *o, const bool *given)
 
 static void geo_checks(struct options *o, const bool *given)
 {
-    static const char *const geo_flags[] = {"commit",         "geo-time-scale", "cocoord-groups",
-                                            "geo-service-us", "read-opt",       "txn-ops"};
+    static const char *const geo_flags[] = {"commit",        "geo-time-scale", "cocoord-groups",
+                                            "geo-service-us", "read-opt",      "txn-ops",
+                                            "kill-cocoord",   "kill-follower", "lose-majority"};
     if (was_given(given, "geo") && !*o->geo)
         bad("--geo: empty file name");
     for (size_t i = 0; i < sizeof(geo_flags) / sizeof(geo_flags[0]); i++)

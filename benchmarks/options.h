@@ -42,6 +42,8 @@ struct options {
     double geo_service_us; /* a co-coordinator's service time per message */
     bool read_opt;
     int txn_ops; /* ycsbt: operations per transaction */
+    /* geo failures (cc/geo.h struct geo_failures), "": none */
+    const char *kill_cocoord, *kill_follower, *lose_majority;
     /* storage model (storage/storage_model.h): off with no preset and latency 0 */
     const char *storage;       /* a preset, "": none */
     double storage_latency_us; /* read and write latency instead of a preset; 0: none */

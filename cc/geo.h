@@ -48,6 +48,21 @@ struct geo_deploy {
 
 enum geo_protocol { GEO_2PC, GEO_D2PC, GEO_CAROUSEL };
 
+/* Failures injected into a run (cc/geo_fail.c); times in seconds from the start of the
+ * warm-up (the origin of the result's series), durations <= 0: for the rest of the run.
+ * A killed node handles nothing from its kill on, and its messages still in flight at
+ * the kill are lost (its links are cut); every node learns of a failure one timeout
+ * (geo_timeout_ns) after it. Leaders are never killed. */
+struct geo_failures {
+    uint32_t cocoord_mask;     /* --kill-cocoord DC[,DC...]@S: those co-coordinators */
+    double cocoord_at_s;
+    int follower_shard;        /* --kill-follower SHARD/DC@S[+D] (-1: none) */
+    int follower_dc;
+    double follower_at_s, follower_for_s;
+    int majority_shard;        /* --lose-majority SHARD@S[+D]: every follower (-1: none) */
+    double majority_at_s, majority_for_s;
+};
+
 /* A run's settings: the deployment and the flags. */
 struct geo_config {
     struct geo_deploy d;
@@ -57,10 +72,16 @@ struct geo_config {
     double service_us;  /* co-coordinator service time per message (0: none) */
     bool read_opt;      /* reads at the client's datacenter's replica, validated at Prepare */
     uint64_t keys;      /* keys 0..keys-1, all tables together */
+    struct geo_failures fail;
 };
 
 /* Reads a deployment file; false with a one-line reason in err (the file's name first). */
 bool geo_deploy_load(const char *path, struct geo_deploy *d, char *err, unsigned errlen);
+
+/* Parses the failure flags (each "" when not given) against the deployment c->d into
+ * c->fail; false with a one-line reason in err (the flag's name first). */
+bool geo_fail_parse(struct geo_config *c, const char *kill_cocoord, const char *kill_follower,
+                    const char *lose_majority, char *err, unsigned errlen);
 
 /* Whether --geo is on for this run, and its settings (valid when on). */
 extern bool geo_on;
@@ -116,8 +137,8 @@ int64_t geo_sum(void);
 void geo_report_json(FILE *f);
 /* Human summary lines (latency, CC period, validity). */
 void geo_report_human(FILE *f);
-/* The driver's measured window: 1 when it starts, 2 when it ends (the geo counters count
- * inside it only). */
+/* The driver's phases: 0 when the warm-up starts (the failures' time origin), 1 when the
+ * measured window starts, 2 when it ends (the geo counters count inside it only). */
 void geo_window_set(int phase);
 /* Whether the run kept its delivery deadlines (lateness p99 within 1% of the smallest
  * inter-datacenter delay); a run that did not must not be reported as a number. */

@@ -206,8 +206,8 @@ static void drop_marks(struct geo_att *att, struct geo_part *p, int dc)
 }
 
 /* Ends part p's CC at dc (commit: install and release; else roll back). */
-static void part_release(struct geo_att *att, struct geo_part *p, int dc, bool commit,
-                         uint64_t now, int ex)
+void geo_part_release(struct geo_att *att, struct geo_part *p, int dc, bool commit,
+                      uint64_t now, int ex)
 {
     p->ended[dc] = true;
     if (!p->held[dc])
@@ -220,17 +220,25 @@ static void part_release(struct geo_att *att, struct geo_part *p, int dc, bool c
     p->held[dc] = false;
     ctx_put(att->cl, p->sub[dc]);
     p->sub[dc] = NULL;
-    struct geo_exec_stats *es = geo_exec_rec(ex);
+    /* the CC period of the attempts that end it committing (a no vote ends it early: an
+     * abort-heavy protocol would look short) */
+    struct geo_exec_stats *es = commit ? geo_exec_rec(ex) : NULL;
     if (es && dc == p->leader && p->cc_start)
-        latency_add(&es->cc_period[dc], now - p->cc_start);
+        latency_add(&es->cc_period[att->dc][dc], now - p->cc_start);
+}
+
+void geo_msg(struct geo_att *att, enum geo_ev_type type, int part, int from, int to, int yes,
+             uint64_t now)
+{
+    struct geo_ev ev = {.att = att, .type = (uint8_t)type, .shard = (uint8_t)part,
+                        .dc = (uint8_t)to, .from = (uint8_t)from, .yes = (uint8_t)yes};
+    geo_send(ev, now, from, to, false);
 }
 
 static void send(struct geo_att *att, enum geo_ev_type type, int part, int from, int to,
                  bool yes, uint64_t now)
 {
-    struct geo_ev ev = {.att = att, .type = (uint8_t)type, .shard = (uint8_t)part,
-                        .dc = (uint8_t)to, .from = (uint8_t)from, .yes = yes};
-    geo_send(ev, now, from, to, false);
+    geo_msg(att, type, part, from, to, yes, now);
 }
 
 static void send_internal(struct geo_att *att, enum geo_ev_type type, int part, int dc,
@@ -307,6 +315,12 @@ static bool op_writes(const struct geo_op *o) { return o->kind != GEO_READ; }
  * there is released and p->no_reason says why. */
 static bool prepare_at(struct geo_att *att, struct geo_part *p, int dc, uint64_t now, int ex)
 {
+    if (geo_fail_any() && geo_shard_known_unavailable(p->shard, now)) {
+        /* its replication cannot finish: the leader votes no at once */
+        p->no_reason = AR_FAILURE;
+        geo_part_release(att, p, dc, false, now, ex);
+        return false;
+    }
     struct txn *sub = part_ctx(att, p, dc);
     if (!sub) { /* its decision came first: the attempt has aborted */
         p->no_reason = AR_VALIDATION;
@@ -352,7 +366,7 @@ static bool prepare_at(struct geo_att *att, struct geo_part *p, int dc, uint64_t
     if (why == AR_COUNT)
         return true;
     p->no_reason = why;
-    part_release(att, p, dc, false, now, ex);
+    geo_part_release(att, p, dc, false, now, ex);
     return false;
 }
 
@@ -392,11 +406,21 @@ static void send_to_followers(struct geo_att *att, enum geo_ev_type type, int pa
             send(att, type, part, p->leader, dc, yes, now);
 }
 
-static void client_learns(struct geo_att *att, uint64_t now)
+void geo_client_learns(struct geo_att *att, bool commit, uint64_t now)
 {
+    if (att->client_knows) /* a recovering co-coordinator may tell it again */
+        return;
     att->client_knows = true;
+    att->client_commit = commit;
     att->decided_ns = now;
     wake_client(att);
+}
+
+/* The first decision of att anywhere: the write-read order check's commit time. */
+static void note_decision(struct geo_att *att, uint64_t now)
+{
+    if (!att->decision_ns)
+        att->decision_ns = now;
 }
 
 /* ---- 2pc ---- */
@@ -408,6 +432,7 @@ static void decide_2pc(struct geo_att *att, bool commit, enum abort_reason why, 
     att->decided = true;
     att->commit = commit;
     att->reason = why;
+    note_decision(att, now);
     send(att, EV_CLIENT, 0, att->coord, att->dc, commit, now);
     for (int q = 0; q < att->nparts; q++)
         send(att, EV_DECISION, q, att->coord, att->part[q].leader, commit, now);
@@ -421,9 +446,35 @@ static void d2pc_send_vote(struct geo_att *att, int part, bool yes, uint64_t now
     p->vote_sent = true;
     p->vote_yes = yes;
     if (!yes)
-        part_release(att, p, p->leader, false, now, ex);
+        geo_part_release(att, p, p->leader, false, now, ex);
     send_to_followers(att, EV_REPL, part, yes, now);
-    send(att, EV_CVOTE, part, p->leader, p->leader, yes, now);
+    if (!geo_cocoord_known_dead(p->leader, now))
+        send(att, EV_CVOTE, part, p->leader, p->leader, yes, now);
+    if (!geo_fail_any()) /* the followers' acks to the leader, read by recovery only */
+        att->msgs += geo_cfg.d.ndcs - 1;
+    if (majority() <= 1)
+        geo_d2pc_replicated(att, part, now);
+    else if (att->slow && !yes && !p->slow_sent) {
+        p->slow_sent = true;
+        send(att, EV_SLOW, part, p->leader, att->corr, false, now);
+    }
+}
+
+void geo_d2pc_replicated(struct geo_att *att, int part, uint64_t now)
+{
+    struct geo_part *p = &att->part[part];
+    if (p->replicated)
+        return;
+    p->replicated = true;
+    /* the slow path (a co-coordinator is known dead): the leader's replicated vote */
+    if (att->slow && p->vote_yes && !p->slow_sent) {
+        p->slow_sent = true;
+        send(att, EV_SLOW, part, p->leader, att->corr, true, now);
+    }
+    if (p->term_wait) {
+        p->term_wait = false;
+        geo_msg(att, EV_TERM_REPLY, part, p->leader, att->rec_dc, p->vote_yes ? 1 : 0, now);
+    }
 }
 
 static void decide_d2pc(struct geo_att *att, bool commit, enum abort_reason why, uint64_t now)
@@ -433,11 +484,20 @@ static void decide_d2pc(struct geo_att *att, bool commit, enum abort_reason why,
     att->decided = true;
     att->commit = commit;
     att->reason = why;
-    send(att, EV_CLIENT, 0, att->dc, att->dc, commit, now);
+    note_decision(att, now);
+    send(att, EV_CLIENT, 0, att->corr, att->dc, commit, now);
     for (int q = 0; q < att->nparts; q++)
-        send(att, EV_DECISION, q, att->dc, att->part[q].leader, commit, now);
-    /* the decision replicated to a majority of co-coordinators, off the commit path */
-    att->msgs += majority() - 1;
+        send(att, EV_DECISION, q, att->corr, att->part[q].leader, commit, now);
+    /* the decision's copy to the other co-coordinators, off the commit path (recovery
+     * reads it: a message in runs with a failure, else counted) */
+    for (int dc = 0; dc < geo_cfg.d.ndcs; dc++) {
+        if (dc == att->corr || geo_cocoord_known_dead(dc, now))
+            continue;
+        if (geo_fail_any())
+            send(att, EV_CDEC, 0, att->corr, dc, commit, now);
+        else
+            att->msgs++;
+    }
 }
 
 static void cocoord_vote(struct geo_att *att, const struct geo_ev *ev, uint64_t now)
@@ -471,11 +531,15 @@ static void cocoord_vote(struct geo_att *att, const struct geo_ev *ev, uint64_t 
     struct geo_ev f = *ev;
     f.type = EV_CORR;
     f.from = (uint8_t)d;
-    f.dc = (uint8_t)att->dc;
-    geo_send(f, now, d, att->dc, d == att->dc);
+    f.dc = (uint8_t)att->corr;
+    geo_send(f, now, d, att->corr, d == att->corr);
 }
 
-static void correspondent(struct geo_att *att, const struct geo_ev *ev, uint64_t now)
+/* The correspondent: a vote with a replication reply through a co-coordinator (EV_CORR,
+ * the fast path), or a leader's replicated vote (EV_SLOW, the slow path). A shard is
+ * settled by a majority of replies or by its slow-path vote. */
+static void correspondent(struct geo_att *att, const struct geo_ev *ev, bool slow, uint64_t now,
+                          int ex)
 {
     if (att->decided)
         return;
@@ -484,12 +548,21 @@ static void correspondent(struct geo_att *att, const struct geo_ev *ev, uint64_t
         return;
     }
     att->corr_votes |= 1u << ev->shard;
-    att->corr_replies[ev->shard]++;
+    if (slow)
+        att->corr_slow |= 1u << ev->shard;
+    else
+        att->corr_replies[ev->shard]++;
     if (att->corr_votes != (1u << att->nparts) - 1)
         return;
     for (int q = 0; q < att->nparts; q++)
-        if (att->corr_replies[q] < majority())
+        if (att->corr_replies[q] < majority() && !(att->corr_slow >> q & 1))
             return;
+    struct geo_exec_stats *es = geo_exec_rec(ex);
+    for (int q = 0; q < att->nparts && es; q++)
+        if (att->corr_replies[q] >= majority())
+            es->fast++;
+        else
+            es->slow++;
     decide_d2pc(att, true, AR_COUNT, now);
 }
 
@@ -499,37 +572,47 @@ static void d2pc_precommit(struct geo_att *att, struct geo_part *p, bool yes, ui
     if (p->finished || !p->held[p->leader])
         return;
     if (!yes) {
-        part_release(att, p, p->leader, false, now, ex);
+        geo_part_release(att, p, p->leader, false, now, ex);
         return;
     }
     assign_seqs(p);
     for (int j = 0; j < p->npc; j++)
         geo_store_precommit(p->leader, &p->pc[j]);
     p->precommitted = true;
-    part_release(att, p, p->leader, true, now, ex);
+    geo_part_release(att, p, p->leader, true, now, ex);
     struct geo_exec_stats *es = geo_exec_rec(ex);
     if (es)
         es->cc_periods_cut++;
 }
 
-static void d2pc_decision(struct geo_att *att, struct geo_part *p, int part, bool commit,
-                          uint64_t now, int ex)
+void geo_d2pc_decision(struct geo_att *att, int part, bool commit, uint64_t now, int ex)
 {
+    struct geo_part *p = &att->part[part];
+    if (p->finished) { /* told again by a recovering co-coordinator */
+        if (p->dec_commit != commit)
+            atomic_fetch_add_explicit(&geo_fail_st.conflicts, 1, memory_order_relaxed);
+        return;
+    }
     p->finished = true;
+    p->dec_commit = commit;
     if (p->precommitted) {
         install(p, p->leader, commit, true);
         deps_decided(p, commit, now);
     } else if (commit) {
         assign_seqs(p);
         install(p, p->leader, true, false);
-        part_release(att, p, p->leader, true, now, ex);
+        geo_part_release(att, p, p->leader, true, now, ex);
         deps_decided(p, true, now);
     } else {
-        part_release(att, p, p->leader, false, now, ex);
+        geo_part_release(att, p, p->leader, false, now, ex);
         deps_decided(p, false, now);
     }
     if (commit)
         send_to_followers(att, EV_APPLY, part, true, now);
+    if (p->pref) {
+        p->pref = false;
+        atomic_fetch_sub_explicit(&att->refs, 1, memory_order_relaxed); /* the event's is held */
+    }
 }
 
 /* ---- carousel ---- */
@@ -542,7 +625,8 @@ static void decide_carousel(struct geo_att *att, bool commit, enum abort_reason 
     att->decided = true;
     att->commit = commit;
     att->reason = why;
-    client_learns(att, now);
+    note_decision(att, now);
+    geo_client_learns(att, commit, now);
     for (int q = 0; q < att->nparts; q++)
         for (int dc = 0; dc < geo_cfg.d.ndcs; dc++)
             send(att, EV_DECISION, q, att->dc, dc, commit, now);
@@ -575,8 +659,18 @@ static void carousel_shard_decided(struct geo_att *att, struct geo_part *p, bool
 static void read_local(struct geo_att *att, uint64_t now)
 {
     const struct geo_spec *s = att->spec;
+    /* a shard whose replica here is down is read at its leader (the client notices at
+     * once: an intra-datacenter timeout) */
+    uint32_t away = 0;
+    for (int q = 0; q < att->nparts && geo_fail_any(); q++)
+        if (geo_replica_dead(att->part[q].shard, att->dc, now)) {
+            away |= 1u << q;
+            att->pending_reads++;
+            send(att, EV_READ, q, att->dc, att->part[q].leader, true, now);
+        }
     for (int i = 0; i < s->nops; i++)
-        if (op_reads(&s->op[i])) {
+        if (op_reads(&s->op[i]) &&
+            !(away >> att->part_of_shard[s->op[i].key % (uint64_t)geo_cfg.d.nshards] & 1)) {
             struct geo_version v;
             geo_store_read(att->dc, s->op[i].key, &v);
             att->val[i] = v.value;
@@ -621,7 +715,7 @@ static void read_at_leader(struct geo_att *att, int part, uint64_t now, int ex)
         att->rwid[i] = v.wid;
     }
     if (!ok) {
-        part_release(att, p, p->leader, false, now, ex);
+        geo_part_release(att, p, p->leader, false, now, ex);
         att->read_failed = true;
         if (att->reason == AR_COUNT)
             att->reason = p->no_reason;
@@ -650,6 +744,8 @@ static void handle_prepare(struct geo_att *att, const struct geo_ev *ev, uint64_
         }
         return;
     }
+    if (p->term_no) /* a recovering co-coordinator had it vote no before it arrived */
+        return;
     bool yes = prepare_at(att, p, dc, now, ex);
     if (geo_cfg.protocol == GEO_2PC) {
         if (!yes || geo_cfg.d.ndcs == 1) {
@@ -676,10 +772,25 @@ static void handle_prepare(struct geo_att *att, const struct geo_ev *ev, uint64_
     d2pc_send_vote(att, ev->shard, yes, now, ex);
 }
 
+/* A lost message (cc/geo_fail.c). A crashed carousel replica loses its locks with it. */
+static void lost(struct geo_att *att, const struct geo_ev *ev, uint64_t now, int ex)
+{
+    atomic_fetch_add_explicit(&geo_fail_st.lost, 1, memory_order_relaxed);
+    if (geo_cfg.protocol == GEO_CAROUSEL && ev->type == EV_DECISION)
+        geo_part_release(att, &att->part[ev->shard], ev->dc, false, now, ex);
+}
+
 static void handle(struct geo_att *att, const struct geo_ev *ev, int ex)
 {
     uint64_t now = ev->at;
     struct geo_part *p = &att->part[ev->shard];
+    if (geo_fail_any()) {
+        geo_fail_tick(now);
+        if (geo_ev_lost(att, ev)) {
+            lost(att, ev, now, ex);
+            return;
+        }
+    }
     switch ((enum geo_ev_type)ev->type) {
     case EV_LREAD:
         read_local(att, now);
@@ -695,12 +806,22 @@ static void handle(struct geo_att *att, const struct geo_ev *ev, int ex)
         handle_prepare(att, ev, now, ex);
         break;
     case EV_REPL:
-        if (geo_cfg.protocol == GEO_D2PC) /* the follower -> its co-coordinator */
+        if (geo_cfg.protocol != GEO_D2PC) {
+            send(att, EV_REPL_ACK, ev->shard, ev->dc, p->leader, true, now);
+            break;
+        }
+        /* the follower -> its co-coordinator; and, read by recovery only, -> its leader */
+        if (!geo_cocoord_known_dead(ev->dc, now))
             send(att, EV_CVOTE, ev->shard, ev->dc, ev->dc, ev->yes, now);
-        else
+        if (geo_fail_any())
             send(att, EV_REPL_ACK, ev->shard, ev->dc, p->leader, true, now);
         break;
     case EV_REPL_ACK:
+        if (geo_cfg.protocol == GEO_D2PC) {
+            if (++p->acks + 1 >= majority())
+                geo_d2pc_replicated(att, ev->shard, now);
+            break;
+        }
         if (++p->acks + 1 >= majority() && !p->vote_sent) {
             p->vote_sent = true;
             if (geo_cfg.protocol == GEO_2PC)
@@ -722,20 +843,20 @@ static void handle(struct geo_att *att, const struct geo_ev *ev, int ex)
                 install(p, p->leader, true, false);
                 send_to_followers(att, EV_APPLY, ev->shard, true, now);
             }
-            part_release(att, p, p->leader, ev->yes, now, ex);
+            geo_part_release(att, p, p->leader, ev->yes, now, ex);
         } else if (geo_cfg.protocol == GEO_D2PC) {
-            d2pc_decision(att, p, ev->shard, ev->yes, now, ex);
+            geo_d2pc_decision(att, ev->shard, ev->yes, now, ex);
         } else { /* carousel: at every replica */
             if (ev->yes)
                 install(p, ev->dc, true, false);
-            part_release(att, p, ev->dc, ev->yes, now, ex);
+            geo_part_release(att, p, ev->dc, ev->yes, now, ex);
         }
         break;
     case EV_APPLY:
         install(p, ev->dc, true, false);
         break;
     case EV_CLIENT:
-        client_learns(att, now);
+        geo_client_learns(att, ev->yes, now);
         break;
     case EV_CVOTE:
         cocoord_vote(att, ev, now);
@@ -744,10 +865,10 @@ static void handle(struct geo_att *att, const struct geo_ev *ev, int ex)
         d2pc_precommit(att, p, ev->yes, now, ex);
         break;
     case EV_CORR:
-        correspondent(att, ev, now);
+        correspondent(att, ev, false, now, ex);
         break;
     case EV_DEP_READY: {
-        if (p->finished)
+        if (p->finished || p->term_no)
             break;
         bool yes = atomic_load(&p->in) == 0;
         if (!yes)
@@ -769,11 +890,22 @@ static void handle(struct geo_att *att, const struct geo_ev *ev, int ex)
         }
         break;
     case EV_SLOW:
-        carousel_shard_decided(att, p, ev->yes, false, now, ex);
+        if (geo_cfg.protocol == GEO_D2PC)
+            correspondent(att, ev, true, now, ex);
+        else
+            carousel_shard_decided(att, p, ev->yes, false, now, ex);
         break;
     case EV_ABORT:
-        part_release(att, p, p->leader, false, now, ex);
+        geo_part_release(att, p, p->leader, false, now, ex);
         break;
+    case EV_CDEC:
+    case EV_ASK:
+    case EV_ANSWER:
+    case EV_TERM:
+    case EV_TERM_REPLY:
+        geo_recover_handle(att, ev, now, ex);
+        break;
+    case EV_TIMER: /* geo_handle's */
     case EV_NTYPES:
         break;
     }
@@ -783,9 +915,35 @@ void geo_handle(const struct geo_ev *ev, int executor)
 {
     struct geo_att *att = ev->att;
     pthread_mutex_lock(&att->mu);
+    if (ev->type == EV_TIMER) {
+        /* no reference: the record may hold a later attempt by now (att_init writes the
+         * id under mu) */
+        if (att->id == ev->id) {
+            geo_fail_tick(ev->at);
+            geo_timer(att, ev->at, executor);
+        }
+        pthread_mutex_unlock(&att->mu);
+        return;
+    }
     handle(att, ev, executor);
     pthread_mutex_unlock(&att->mu);
     att_unref(att);
+}
+
+void geo_decide(struct geo_att *att, bool commit, enum abort_reason why, uint64_t now)
+{
+    if (geo_cfg.protocol == GEO_2PC)
+        decide_2pc(att, commit, why, now);
+    else if (geo_cfg.protocol == GEO_D2PC)
+        decide_d2pc(att, commit, why, now);
+    else
+        decide_carousel(att, commit, why, now);
+}
+
+void geo_timer_arm(struct geo_att *att, uint64_t now)
+{
+    struct geo_ev ev = {.att = att, .type = EV_TIMER, .id = att->id};
+    geo_send_timer(ev, now + geo_timeout_ns());
 }
 
 /* ---- the client ---- */
@@ -801,6 +959,21 @@ static void att_init(struct geo_att *att, struct txn *t, const struct geo_spec *
     memcpy(att->s.op, s->op, (size_t)s->nops * sizeof(s->op[0]));
     att->spec = &att->s;
     att->seed = t->id * 0x9e3779b97f4a7c15ull;
+    att->corr = att->dc;
+    att->slow = false;
+    if (geo_fail_any() && geo_cfg.protocol == GEO_D2PC) {
+        uint64_t now = geo_now_ns();
+        att->slow = geo_cocoords_degraded(now);
+        /* the correspondent: the client's datacenter's co-coordinator, else the nearest
+         * one not known dead */
+        if (geo_cocoord_known_dead(att->dc, now)) {
+            att->corr = -1;
+            for (int dc = 0; dc < geo_cfg.d.ndcs; dc++)
+                if (!geo_cocoord_known_dead(dc, now) &&
+                    (att->corr < 0 || geo_delay_ms(att->dc, dc) < geo_delay_ms(att->dc, att->corr)))
+                    att->corr = dc;
+        }
+    }
     att->nro = !geo_cfg.read_opt ||
                (&cc_alg_locking && cc_alg_locking && cl->last_stale && cl->last_tag == s->tag);
     att->npreds = 0;
@@ -812,8 +985,14 @@ static void att_init(struct geo_att *att, struct txn *t, const struct geo_spec *
     att->votes = 0;
     memset(att->cvotes, 0, sizeof(att->cvotes));
     memset(att->cpre, 0, sizeof(att->cpre));
-    att->corr_votes = 0;
+    att->corr_votes = att->corr_slow = 0;
     memset(att->corr_replies, 0, sizeof(att->corr_replies));
+    memset(att->cdec, 0, sizeof(att->cdec));
+    att->timer_fires = 0;
+    att->recovering = att->rec_done = att->rec_term = false;
+    att->rec_dc = att->rec_wait = 0;
+    att->decision_ns = 0;
+    att->client_commit = false;
     att->msgs = 0;
     for (int i = 0; i < s->nops; i++) {
         int shard = (int)(s->op[i].key % (uint64_t)geo_cfg.d.nshards);
@@ -835,6 +1014,8 @@ static void att_init(struct geo_att *att, struct txn *t, const struct geo_spec *
             memset(p->marks, 0, sizeof(p->marks));
             p->cc_start = 0;
             p->prepared = p->vote_sent = p->vote_yes = p->precommitted = p->finished = false;
+            p->dec_commit = p->replicated = p->slow_sent = p->term_wait = p->term_no = false;
+            p->pref = false;
             p->decided = false;
             p->acks = p->fast_yes = p->fast_no = 0;
             p->no_reason = AR_COUNT;
@@ -872,13 +1053,14 @@ enum rc geo_run(struct txn *t, const struct geo_spec *s, int64_t *vals)
 {
     struct geo_client *cl = client_of(t->thread_id);
     struct geo_att *att = att_get(cl);
+    /* before att_init: a timer of the record's last attempt reads the id under mu */
+    pthread_mutex_lock(&att->mu);
     att_init(att, t, s);
     att->start_ns = geo_now_ns();
     bool has_reads = false;
     for (int i = 0; i < s->nops; i++)
         has_reads |= op_reads(&s->op[i]);
 
-    pthread_mutex_lock(&att->mu);
     /* execution: the reads */
     if (has_reads) {
         if (!att->nro) {
@@ -920,7 +1102,15 @@ enum rc geo_run(struct txn *t, const struct geo_spec *s, int64_t *vals)
                     send(att, EV_PREPARE, q, att->dc, dc, true, now);
             else
                 send(att, EV_PREPARE, q, att->dc, att->part[q].leader, true, now);
+            if (geo_cfg.protocol == GEO_D2PC) {
+                /* until its leader finishes: a decision lost with a crashed correspondent
+                 * leaves the part (its PreCommit entries) waiting for recovery */
+                att->part[q].pref = true;
+                atomic_fetch_add_explicit(&att->refs, 1, memory_order_relaxed);
+            }
         }
+        if (geo_fail_any())
+            geo_timer_arm(att, now);
         while (!att->client_knows)
             pthread_cond_wait(&cl->c, &att->mu);
     } else {
@@ -932,7 +1122,7 @@ enum rc geo_run(struct txn *t, const struct geo_spec *s, int64_t *vals)
         att->commit = false;
         att->decided_ns = now;
     }
-    bool commit = att->commit;
+    bool commit = att->read_failed ? false : att->client_commit;
     enum abort_reason why = att->reason == AR_COUNT ? AR_VALIDATION : att->reason;
     struct geo_client_stats *st = geo_client_rec(t->thread_id);
     if (st)
@@ -945,7 +1135,7 @@ enum rc geo_run(struct txn *t, const struct geo_spec *s, int64_t *vals)
         for (int i = 0; i < s->nops; i++)
             if (op_writes(&s->op[i]))
                 keys[nk++] = s->op[i].key;
-        geo_store_note_commit(t->thread_id, att->id, keys, nk, att->decided_ns, att->preds,
+        geo_store_note_commit(t->thread_id, att->id, keys, nk, att->decision_ns, att->preds,
                               att->npreds);
         if (st) {
             latency_add(&st->latency, att->decided_ns - att->start_ns);

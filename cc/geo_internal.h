@@ -61,11 +61,20 @@ enum geo_ev_type {
     EV_FAST,      /* replica -> client: carousel's fast-path vote */
     EV_SLOW,      /* leader -> client: carousel's slow-path (replicated) vote */
     EV_ABORT,     /* client -> leader: release an execution's read locks */
+    /* failures (runs with one injected: cc/geo_fail.c, cc/geo_recover.c) */
+    EV_CDEC,      /* correspondent -> the other co-coordinators: the decision's copy */
+    EV_TIMER,     /* the decider's timeout (internal; holds no reference, see ev.id) */
+    EV_ASK,       /* recovering co-coordinator -> the others: do you know the decision? */
+    EV_ANSWER,    /* -> the recovering one: yes = 0 unknown, 1 commit, 2 abort */
+    EV_TERM,      /* recovering co-coordinator -> leader: the termination protocol */
+    EV_TERM_REPLY,/* leader -> it: yes = 0 no vote, 1 replicated yes, 2/3 decided abort/commit */
     EV_NTYPES
 };
 
 struct geo_ev {
     uint64_t at;          /* delivery deadline (ns) */
+    uint64_t sent;        /* the sender's time (ns): a crash loses what is in flight */
+    uint64_t id;          /* EV_TIMER: the attempt it was armed for (records are reused) */
     struct geo_att *att;
     uint8_t type;         /* enum geo_ev_type */
     uint8_t shard;        /* participant index in att (not the shard number) */
@@ -84,6 +93,9 @@ double geo_delay_ms(int a, int b);
  * deadline (send times are logical, so delays never accumulate lateness). */
 void geo_send(struct geo_ev ev, uint64_t now_ns, int from, int to, bool internal);
 void geo_net_start(void);
+/* Queues a timer (EV_TIMER, ev.id = its attempt's id) for `at`, without a reference: the
+ * record may be reused before it fires, and its handler then finds another id. */
+void geo_send_timer(struct geo_ev ev, uint64_t at);
 /* Queues ev again for `at` (a node's service time), with a reference of its own. */
 void geo_requeue(const struct geo_ev *ev, uint64_t at);
 /* Waits until no event is queued or running, then stops the executors. */
@@ -130,6 +142,8 @@ void geo_store_precommit(int dc, struct geo_pc *e);
 /* Removes e from its key's list (if there) and, on commit, installs it where its seq is
  * newer than the replica's (leaders and followers alike). */
 void geo_store_finish(int dc, struct geo_pc *e, bool commit, bool listed);
+/* A returning replica (shard, dc) copies its leader's committed versions of the shard. */
+void geo_store_catch_up(int shard, int dc);
 /* For geo_check: record a committed attempt's writes (wid, key) and an attempt id's
  * commit time, and its write-read predecessors. */
 void geo_store_note_commit(int client, uint64_t wid, const uint64_t *keys, int n, uint64_t commit_ns,
@@ -156,6 +170,14 @@ struct geo_part {
                                         * GEO_READ operations */
     uint64_t cc_start;                 /* the leader's Prepare (ns): its CC period */
     bool prepared, vote_sent, vote_yes, precommitted, finished;
+    bool dec_commit;                   /* d2pc: the decision the leader finished with */
+    bool replicated;                   /* the vote's log entry is on a majority (d2pc: the
+                                        * leader counts acks in runs with a failure) */
+    bool slow_sent;                    /* d2pc: the slow path's vote went out */
+    bool term_wait, term_no;           /* d2pc termination: reply once replicated; the
+                                        * leader voted no for it before voting itself */
+    bool pref;                         /* d2pc: holds a reference on the record until its
+                                        * leader finishes (a lost decision keeps it) */
     int acks;                          /* replication acks at the leader */
     int fast_yes, fast_no;             /* carousel: fast-path votes at the client */
     bool decided;                      /* carousel: this shard's vote is known */
@@ -183,6 +205,10 @@ struct geo_att {
     uint64_t id;                       /* the client's attempt id: its version id */
     int dc, group, coord;              /* client's datacenter, co-coordinator group,
                                         * 2pc coordinator's datacenter */
+    int corr;                          /* d2pc correspondent: the client's datacenter's
+                                        * co-coordinator, else (known dead) the nearest */
+    bool slow;                         /* d2pc: a co-coordinator is known dead: the
+                                        * leaders also send their replicated votes */
     bool nro;                          /* reads at the leaders (no read optimisation) */
     const struct geo_spec *spec;       /* = &s */
     struct geo_spec s;                 /* the attempt's copy of its operations */
@@ -199,12 +225,23 @@ struct geo_att {
     /* protocol state, under mu */
     int pending_reads;
     bool read_failed, decided, commit, client_knows;
+    bool client_commit;                /* what the client learnt */
     enum abort_reason reason;
     int votes;                         /* 2pc coordinator: yes votes */
     uint32_t cvotes[GEO_MAX_DCS];      /* d2pc: shards whose vote reached co-coordinator dc */
     bool cpre[GEO_MAX_DCS];            /* d2pc: co-coordinator dc decided (pre) */
     uint32_t corr_votes;               /* d2pc correspondent: shards with a yes vote */
     int corr_replies[GEO_MAX_SHARDS];  /* d2pc correspondent: replication replies */
+    uint32_t corr_slow;                /* d2pc correspondent: shards with a slow-path yes */
+    /* failures (cc/geo_recover.c) */
+    uint8_t cdec[GEO_MAX_DCS];         /* the decision's copy at co-coordinator dc: 0 none,
+                                        * 1 commit, 2 abort */
+    int timer_fires;
+    bool recovering, rec_done;         /* a co-coordinator took over (the correspondent
+                                        * died), and has decided */
+    int rec_dc, rec_wait;              /* who, and the replies it still waits for */
+    bool rec_term;                     /* it runs the termination protocol (case 2) */
+    uint64_t decision_ns;              /* the first decision anywhere (the checks') */
     uint64_t decided_ns;
     int msgs;                          /* messages sent for this attempt */
 };
@@ -228,6 +265,54 @@ struct geo_client {
  * r read e, which is still PreCommitted. false: e's writer has aborted (the read fails). */
 bool geo_dep_register(struct geo_pc *e, struct geo_part *r, uint64_t *pred);
 
+/* ---- failures (cc/geo_fail.c) and recovery (cc/geo_recover.c) ---- */
+
+/* The warm-up's start: failure times count from it. */
+void geo_fail_origin(uint64_t now_ns);
+/* A failure is configured: decider timers are armed, followers' acks to their leaders and
+ * the decision's copies to the co-coordinators are sent as messages (else counted). */
+bool geo_fail_any(void);
+/* The failure detector's timeout, and the deciders' (ns, scaled). */
+uint64_t geo_timeout_ns(void);
+bool geo_cocoord_dead(int dc, uint64_t now);
+bool geo_cocoord_known_dead(int dc, uint64_t now);
+/* Some co-coordinator is known dead (d2pc takes the slow path too). */
+bool geo_cocoords_degraded(uint64_t now);
+bool geo_replica_dead(int shard, int dc, uint64_t now);
+/* The shard has lost its majority, and its leader knows it (votes no). */
+bool geo_shard_known_unavailable(int shard, uint64_t now);
+/* Whether ev is lost (its destination is down, or it was in flight from a killed node). */
+bool geo_ev_lost(const struct geo_att *att, const struct geo_ev *ev);
+/* Before each handler (and the checks): a replica whose down time ended catches up. */
+void geo_fail_tick(uint64_t now);
+/* The result's "failures" object. */
+void geo_fail_json(FILE *f);
+/* Counters over the whole run (relaxed atomics; read after the drain). */
+struct geo_fail_stats {
+    _Atomic uint64_t lost, timer_fires, timeout_aborts, case1, case2, catch_ups, conflicts,
+        stuck;
+};
+extern struct geo_fail_stats geo_fail_st;
+
+/* Shared by cc/geo_commit.c and cc/geo_recover.c. */
+void geo_msg(struct geo_att *att, enum geo_ev_type type, int part, int from, int to, int yes,
+             uint64_t now);
+void geo_client_learns(struct geo_att *att, bool commit, uint64_t now);
+/* The protocol's decider decides (2pc's coordinator, d2pc's correspondent, carousel's
+ * client); a second call does nothing. */
+void geo_decide(struct geo_att *att, bool commit, enum abort_reason why, uint64_t now);
+void geo_d2pc_decision(struct geo_att *att, int part, bool commit, uint64_t now, int ex);
+void geo_part_release(struct geo_att *att, struct geo_part *p, int dc, bool commit,
+                      uint64_t now, int ex);
+/* The timer's handler (under att->mu) and the recovery messages' (EV_ASK, EV_ANSWER,
+ * EV_TERM, EV_TERM_REPLY, EV_CDEC). */
+void geo_timer(struct geo_att *att, uint64_t now, int ex);
+void geo_recover_handle(struct geo_att *att, const struct geo_ev *ev, uint64_t now, int ex);
+/* A d2pc leader's vote is replicated: the slow path's vote, a waiting termination reply. */
+void geo_d2pc_replicated(struct geo_att *att, int part, uint64_t now);
+/* Arms att's timer one timeout from now (runs with a failure). */
+void geo_timer_arm(struct geo_att *att, uint64_t now);
+
 /* ---- counters (cc/geo_report.c) ---- */
 
 /* Each executor's and each client's, written only by it. Recorded in the measured window
@@ -236,7 +321,7 @@ bool geo_dep_register(struct geo_pc *e, struct geo_part *r, uint64_t *pred);
 struct geo_exec_stats {
     int seen;                                 /* the window phase last seen */
     struct latency lateness;                  /* ns past each deadline */
-    struct latency cc_period[GEO_MAX_DCS];    /* ns, per leader datacenter */
+    struct latency cc_period[GEO_MAX_DCS][GEO_MAX_DCS]; /* ns, [origin][leader] datacenter */
     uint64_t fast, slow;                      /* carousel shard decisions */
     uint64_t cc_periods_cut;                  /* d2pc: leaders that ended at PreCommit */
     uint64_t wr_deps;                         /* d2pc: reads of PreCommitted versions */

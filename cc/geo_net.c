@@ -131,12 +131,20 @@ static void queue_push(const struct geo_ev *ev)
 void geo_send(struct geo_ev ev, uint64_t now_ns, int from, int to, bool internal)
 {
     ev.at = now_ns + (internal ? 0 : geo_delay_ns(from, to, &ev.att->seed));
+    ev.sent = now_ns;
     ev.served = 0;
     /* relaxed: the reference only has to be counted before the event can run; the queue's
      * mutex orders the push before any pop */
     atomic_fetch_add_explicit(&ev.att->refs, 1, memory_order_relaxed);
     if (!internal)
         ev.att->msgs++;
+    queue_push(&ev);
+}
+
+void geo_send_timer(struct geo_ev ev, uint64_t at)
+{
+    ev.at = ev.sent = at;
+    ev.served = 0;
     queue_push(&ev);
 }
 

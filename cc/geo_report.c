@@ -15,6 +15,10 @@ static _Atomic int geo_window;
 
 void geo_window_set(int phase)
 {
+    if (phase == 0) {
+        geo_fail_origin(geo_now_ns());
+        return;
+    }
     /* release: a recorder that sees the phase sees nothing older of the driver's */
     atomic_store_explicit(&geo_window, phase, memory_order_release);
 }
@@ -50,6 +54,7 @@ static const char *const proto_names[] = {"2pc", "d2pc", "carousel"};
 
 struct totals {
     struct latency lat, lat_dc[GEO_MAX_DCS], cc, cc_dc[GEO_MAX_DCS], late;
+    struct latency cc_od[GEO_MAX_DCS][GEO_MAX_DCS]; /* [origin][leader] */
     uint64_t msgs, commits, aborts, by[AR_COUNT], fast, slow, cut, deps;
 };
 static struct totals tot; /* summed once, after the run */
@@ -66,10 +71,12 @@ static void sum(void)
         if (s->seen == 0)
             continue; /* never recorded in the window */
         latency_merge(&tot.late, &s->lateness);
-        for (int dc = 0; dc < geo_cfg.d.ndcs; dc++) {
-            latency_merge(&tot.cc_dc[dc], &s->cc_period[dc]);
-            latency_merge(&tot.cc, &s->cc_period[dc]);
-        }
+        for (int o = 0; o < geo_cfg.d.ndcs; o++)
+            for (int dc = 0; dc < geo_cfg.d.ndcs; dc++) {
+                latency_merge(&tot.cc_od[o][dc], &s->cc_period[o][dc]);
+                latency_merge(&tot.cc_dc[dc], &s->cc_period[o][dc]);
+                latency_merge(&tot.cc, &s->cc_period[o][dc]);
+            }
         tot.fast += s->fast;
         tot.slow += s->slow;
         tot.cut += s->cc_periods_cut;
@@ -135,12 +142,13 @@ void geo_report_json(FILE *f)
             tot.commits + tot.aborts ? (double)tot.aborts / (double)(tot.commits + tot.aborts)
                                      : 0.0);
     uint64_t lock = tot.by[AR_CONFLICT] + tot.by[AR_WRITE_LOCK];
-    uint64_t known = lock + tot.by[AR_VALIDATION] + tot.by[AR_STALE_READ] + tot.by[AR_CASCADE];
+    uint64_t known = lock + tot.by[AR_VALIDATION] + tot.by[AR_STALE_READ] +
+                     tot.by[AR_CASCADE] + tot.by[AR_FAILURE];
     fprintf(f, "\"aborts_by\":{\"validation\":%llu,\"lock\":%llu,\"stale_read\":%llu,"
-               "\"cascade\":%llu,\"other\":%llu},",
+               "\"cascade\":%llu,\"failure\":%llu,\"other\":%llu},",
             (unsigned long long)tot.by[AR_VALIDATION], (unsigned long long)lock,
             (unsigned long long)tot.by[AR_STALE_READ], (unsigned long long)tot.by[AR_CASCADE],
-            (unsigned long long)(tot.aborts - known));
+            (unsigned long long)tot.by[AR_FAILURE], (unsigned long long)(tot.aborts - known));
     fputs("\"latency_ms\":", f);
     lat_json(f, &tot.lat);
     fputs(",\"latency_ms_by_origin\":{", f);
@@ -155,12 +163,23 @@ void geo_report_json(FILE *f)
         fprintf(f, "%s\"%s\":", i ? "," : "", d->dc_name[i]);
         lat_json(f, &tot.cc_dc[i]);
     }
+    fputs("},\"cc_period_ms_by_origin_leader\":{", f);
+    for (int o = 0; o < d->ndcs; o++) {
+        fprintf(f, "%s\"%s\":{", o ? "," : "", d->dc_name[o]);
+        for (int i = 0; i < d->ndcs; i++) {
+            fprintf(f, "%s\"%s\":", i ? "," : "", d->dc_name[i]);
+            lat_json(f, &tot.cc_od[o][i]);
+        }
+        fputc('}', f);
+    }
     fprintf(f, "},\"fast_path\":%llu,\"slow_path\":%llu,\"precommit_releases\":%llu,"
                "\"wr_dependencies\":%llu,\"messages_per_commit\":%.2f,",
             (unsigned long long)tot.fast, (unsigned long long)tot.slow,
             (unsigned long long)tot.cut, (unsigned long long)tot.deps,
             tot.commits ? (double)tot.msgs / (double)tot.commits : 0.0);
-    fprintf(f, "\"lateness_us\":{\"p50\":%.1f,\"p99\":%.1f,\"max\":%.1f},"
+    fputs("\"failures\":", f);
+    geo_fail_json(f);
+    fprintf(f, ",\"lateness_us\":{\"p50\":%.1f,\"p99\":%.1f,\"max\":%.1f},"
                "\"lateness_limit_us\":%.1f,\"valid\":%s}",
             (double)latency_quantile(&tot.late, 0.5) / 1e3,
             (double)latency_quantile(&tot.late, 0.99) / 1e3, (double)tot.late.max / 1e3,

@@ -77,7 +77,8 @@
     X(AR_SAFEGUARD, "safeguard")   /* NCC: safeguard and smart retry failed */            \
     X(AR_READ_ONLY, "read_only_stale") /* NCC: a read-only read met a version past t_ro */ \
     X(AR_TS_ORDER, "ts_order")     /* timestamp ordering (STO, MVTO): an operation too late */ \
-    X(AR_STALE_READ, "stale_read") /* geo: a replica read older than its leader's version */
+    X(AR_STALE_READ, "stale_read") /* geo: a replica read older than its leader's version */ \
+    X(AR_FAILURE, "failure")       /* geo: a failure: no majority, or its decider timed out */
 
 #define AR_ENUM_(e, s) e,
 enum abort_reason { ABORT_REASONS(AR_ENUM_) AR_COUNT };
