@@ -26,7 +26,7 @@ QUICK_KEYS = {"warmup", "duration", "repetitions", "timeout", "variants", "flags
               "grid", "derive", "variant_flags"}
 # set by the runner itself, so a spec may not set them
 RESERVED_FLAGS = {"warmup", "duration", "seed", "out", "quiet", "help"}
-WORKLOADS = ("ycsb", "bank", "tpcc", "synth", "f1", "tao")
+WORKLOADS = ("ycsb", "bank", "tpcc", "synth", "f1", "tao", "retwis", "ycsbt", "geo-bank")
 QUICK_MAX_THREADS = 16
 
 
