@@ -4,7 +4,8 @@
 #                       the build): the layering check, the CLI bad-input tests, the geo
 #                       deployment files and flags, the watchdogs, the sweep runner and
 #                       the plots, pin plans, open loop, the network model, the geo
-#                       commit layer (tests/test_geo.py); for every
+#                       commit layer and its failures (tests/test_geo.py,
+#                       tests/test_geo_failures.py); for every
 #                       variant of config/variants.tsv, 8 threads: YCSB theta 0.99, a
 #                       third of the writes blind, and the bank workload, both with
 #                       --verify (history check; money conserved, audits see their
@@ -90,6 +91,7 @@ run "pin plans (tests/test_pin_plan.py)" 120 /usr/bin/python3 -m unittest tests/
 run "open loop (tests/test_open_loop.py)" 120 /usr/bin/python3 -m unittest tests/test_open_loop.py
 run "network model (tests/test_network.py)" 120 /usr/bin/python3 -m unittest tests/test_network.py
 run "geo commit: timing, verify, checks (tests/test_geo.py)" 240 /usr/bin/python3 -m unittest tests/test_geo.py
+run "geo failures: recovery, checks, timeline (tests/test_geo_failures.py)" 240 /usr/bin/python3 -m unittest tests/test_geo_failures.py
 
 echo "== correctness: 8 threads on $(nproc) cores, history check and invariants"
 for v in $variants; do
@@ -191,6 +193,17 @@ for proto in 2pc d2pc carousel; do
             --commit $proto --read-opt off
         run "asan $v geo $proto verify" 120 build/asan/bin/rundb-$v $geo --commit $proto
     done
+done
+# the failures (lost messages, timers without references, recovery, catch-up)
+for v in silo no-wait; do
+    run "tsan $v geo d2pc co-coordinator killed" 120 build/tsan/bin/rundb-$v $geo \
+        --commit d2pc --kill-cocoord hangzhou@0.4
+    run "tsan $v geo d2pc majority lost, read-opt off" 120 build/tsan/bin/rundb-$v $geo \
+        --commit d2pc --read-opt off --lose-majority 1@0.3+0.04
+    run "asan $v geo carousel follower killed" 120 build/asan/bin/rundb-$v $geo \
+        --commit carousel --kill-follower 0/frankfurt@0.3+0.4
+    run "asan $v geo 2pc majority lost" 120 build/asan/bin/rundb-$v $geo \
+        --commit 2pc --lose-majority 2@0.3+0.4
 done
 
 echo "== AddressSanitizer"
