@@ -319,6 +319,12 @@ bool geo_fail_parse(struct geo_config *c, const char *kill_cocoord, const char *
             return false;
         }
     }
+    if (f->cocoord_mask && f->majority_shard >= 0) {
+        /* a dead correspondent's termination reads replicated votes back */
+        snprintf(err, errlen, "--kill-cocoord with --lose-majority: recovery handles one of "
+                              "them at a time");
+        return false;
+    }
     return true;
 }
 

@@ -19,10 +19,10 @@
  * Why this is safe: a crashed node's messages arrive before the crash or never
  * (cc/geo_fail.c), and recovery starts a timeout after it, so the copies and the leaders'
  * decisions it reads no longer change; the correspondent commits only on every shard's
- * replicated yes vote, which termination reads back. Recovery assumes the replicas stay
- * up meanwhile (one failure kind at a time): a vote whose replication never finishes
- * leaves its termination reply waiting, and the attempt is reported stuck after
- * GEO_MAX_TIMER_FIRES timeouts.
+ * replicated yes vote, which termination reads back. Recovery needs the votes' replication
+ * to finish (--kill-cocoord with --lose-majority is refused): a vote whose replication
+ * never finished would leave its termination reply waiting, and the attempt would be
+ * reported stuck after GEO_MAX_TIMER_FIRES timeouts.
  */
 #include <stdatomic.h>
 

@@ -49,6 +49,7 @@ class GeoFailures(unittest.TestCase):
             (["--kill-follower", "1/hangzhou@1+0"], "is not SHARD/DC"),
             (["--lose-majority", "x@1"], "is not SHARD@"),
             (["--lose-majority", "1@1+"], "is not SHARD@"),
+            (["--kill-cocoord", "hangzhou@1", "--lose-majority", "1@1"], "one of them at a time"),
         ]
         for flags, want in cases:
             with self.subTest(flags=flags):
