@@ -1,5 +1,5 @@
-/* The geo layer's commit protocols (cc/geo.h): a client's execution and the handlers of
- * every message of 2pc, d2pc and carousel. The leaders' (and carousel's replicas') CC is
+/* The geo layer's commit protocols (cc/geo.h): the handlers of every message of 2pc,
+ * d2pc and carousel (the clients that send the first ones: cc/geo_client.c). The leaders' (and carousel's replicas') CC is
  * the linked algorithm, through the commit split (txn_prepare = the vote, txn_finish =
  * the end of the CC period), in no_wait contexts.
  *
@@ -50,127 +50,12 @@
  * stale read-optimised read re-executes with its reads at the leaders (the seed's rule). */
 extern const bool cc_alg_locking __attribute__((weak));
 
-static struct geo_client *clients;
-static struct geo_client_stats *cstats;
-static int nclients;
-
-struct geo_client_stats *geo_client_st(int client) { return &cstats[client]; }
-int geo_clients(void) { return nclients; }
-
 static int majority(void) { return geo_cfg.d.ndcs / 2 + 1; }
 /* carousel's fast quorum of n = 2f + 1 replicas: f + ceil(f / 2) + 1 */
 static int super_majority(void)
 {
     int f = (geo_cfg.d.ndcs - 1) / 2;
     return f + (f + 1) / 2 + 1;
-}
-
-bool geo_configure(const struct geo_config *c, int clients_n, char *err, unsigned errlen)
-{
-    if (!txn_has_commit_split()) {
-        snprintf(err, errlen,
-                 "--geo: %s has no commit split (cc_prepare, cc_finish) the geo layer can "
-                 "drive without waiting; use no-wait or silo",
-                 cc_alg_name);
-        return false;
-    }
-    if (c->d.nshards > 32) {
-        snprintf(err, errlen, "--geo: at most 32 shards");
-        return false;
-    }
-    geo_cfg = *c;
-    geo_on = true;
-    nclients = clients_n;
-    clients = calloc((size_t)clients_n, sizeof(*clients));
-    cstats = calloc((size_t)clients_n, sizeof(*cstats));
-    if (!clients || !cstats) {
-        snprintf(err, errlen, "--geo: out of memory for %d clients", clients_n);
-        return false;
-    }
-    return true;
-}
-
-/* ---- clients, attempt records, CC contexts ---- */
-
-static struct geo_client *client_of(int thread)
-{
-    struct geo_client *cl = &clients[thread];
-    if (cl->ready)
-        return cl;
-    cl->thread = thread;
-    cl->dc = thread % geo_cfg.d.ndcs;
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&cl->c, &ca);
-    pthread_condattr_destroy(&ca);
-    pthread_mutex_init(&cl->ring_mu, NULL);
-    pthread_cond_init(&cl->ring_cv, NULL);
-    pthread_mutex_init(&cl->pool_mu, NULL);
-    for (int i = 0; i < GEO_ATT_RING; i++) {
-        struct geo_att *a = &cl->att[i];
-        pthread_mutex_init(&a->mu, NULL);
-        a->cl = cl;
-        for (int p = 0; p < GEO_MAX_SHARDS; p++) {
-            pthread_mutex_init(&a->part[p].dep_mu, NULL);
-            a->part[p].att = a;
-        }
-    }
-    cl->ready = true;
-    return cl;
-}
-
-static struct txn *ctx_get(struct geo_client *cl)
-{
-    pthread_mutex_lock(&cl->pool_mu);
-    struct txn *t = cl->npool ? cl->pool[--cl->npool] : NULL;
-    pthread_mutex_unlock(&cl->pool_mu);
-    if (!t) {
-        t = txn_create(cl->thread, false);
-        t->no_wait = true;
-        cc_thread_init(t);
-    }
-    return t;
-}
-
-static void ctx_put(struct geo_client *cl, struct txn *t)
-{
-    pthread_mutex_lock(&cl->pool_mu);
-    if (cl->npool < (int)(sizeof(cl->pool) / sizeof(cl->pool[0]))) {
-        cl->pool[cl->npool++] = t;
-        t = NULL;
-    }
-    pthread_mutex_unlock(&cl->pool_mu);
-    if (t) {
-        cc_thread_fini(t);
-        txn_destroy(t);
-    }
-}
-
-static void att_unref(struct geo_att *att)
-{
-    /* release: this handler's writes to the record happen before its reuse (the client's
-     * acquire load of refs) */
-    if (atomic_fetch_sub_explicit(&att->refs, 1, memory_order_release) == 1) {
-        struct geo_client *cl = att->cl;
-        pthread_mutex_lock(&cl->ring_mu);
-        pthread_cond_broadcast(&cl->ring_cv);
-        pthread_mutex_unlock(&cl->ring_mu);
-    }
-}
-
-static struct geo_att *att_get(struct geo_client *cl)
-{
-    pthread_mutex_lock(&cl->ring_mu);
-    for (;;) {
-        for (int i = 0; i < GEO_ATT_RING; i++)
-            if (atomic_load_explicit(&cl->att[i].refs, memory_order_acquire) == 0) {
-                pthread_mutex_unlock(&cl->ring_mu);
-                atomic_store_explicit(&cl->att[i].refs, 1, memory_order_relaxed);
-                return &cl->att[i];
-            }
-        pthread_cond_wait(&cl->ring_cv, &cl->ring_mu);
-    }
 }
 
 /* The CC context of part p at datacenter dc, begun on first use; NULL once p's CC ended
@@ -180,7 +65,7 @@ static struct txn *part_ctx(struct geo_att *att, struct geo_part *p, int dc)
     if (p->ended[dc])
         return NULL;
     if (!p->began[dc]) {
-        p->sub[dc] = ctx_get(att->cl);
+        p->sub[dc] = geo_ctx_get(att->cl);
         txn_begin(p->sub[dc], false);
         p->began[dc] = p->held[dc] = true;
     }
@@ -218,7 +103,7 @@ void geo_part_release(struct geo_att *att, struct geo_part *p, int dc, bool comm
     else
         txn_abort(p->sub[dc]);
     p->held[dc] = false;
-    ctx_put(att->cl, p->sub[dc]);
+    geo_ctx_put(att->cl, p->sub[dc]);
     p->sub[dc] = NULL;
     /* the CC period of the attempts that end it committing (a no vote ends it early: an
      * abort-heavy protocol would look short) */
@@ -235,11 +120,6 @@ void geo_msg(struct geo_att *att, enum geo_ev_type type, int part, int from, int
     geo_send(ev, now, from, to, false);
 }
 
-static void send(struct geo_att *att, enum geo_ev_type type, int part, int from, int to,
-                 bool yes, uint64_t now)
-{
-    geo_msg(att, type, part, from, to, yes, now);
-}
 
 static void send_internal(struct geo_att *att, enum geo_ev_type type, int part, int dc,
                           bool yes, uint64_t now)
@@ -307,8 +187,6 @@ static void deps_decided(struct geo_part *w, bool commit, uint64_t now)
 
 /* ---- the participants' work ---- */
 
-static bool op_reads(const struct geo_op *o) { return o->kind != GEO_WRITE; }
-static bool op_writes(const struct geo_op *o) { return o->kind != GEO_READ; }
 
 /* Part p's Prepare at datacenter dc's replica: access every key under the CC, check the
  * versions read are that replica's newest, then the algorithm's vote. On no, p's CC
@@ -350,9 +228,9 @@ static bool prepare_at(struct geo_att *att, struct geo_part *p, int dc, uint64_t
         geo_store_read(dc, o->key, &v);
         /* a replica read that its leader has overwritten since; read at the leader
          * (no read optimisation), the same check is OCC's validation */
-        if (op_reads(o) && v.wid != att->rwid[i])
+        if (geo_op_reads(o) && v.wid != att->rwid[i])
             why = att->nro ? AR_VALIDATION : AR_STALE_READ;
-        if (op_writes(o) && dc == p->leader)
+        if (geo_op_writes(o) && dc == p->leader)
             att->replaced[i] = v.wid;
     }
     if (why == AR_COUNT && txn_prepare(sub) != RC_OK)
@@ -360,7 +238,7 @@ static bool prepare_at(struct geo_att *att, struct geo_part *p, int dc, uint64_t
     /* after the algorithm locked the writes: a prepared reader's mark is a conflict */
     for (int j = 0; j < p->nops && why == AR_COUNT && reads_marked(); j++) {
         const struct geo_op *o = &s->op[p->op[j]];
-        if (op_writes(o) && geo_store_marked(dc, o->key))
+        if (geo_op_writes(o) && geo_store_marked(dc, o->key))
             why = AR_VALIDATION;
     }
     if (why == AR_COUNT)
@@ -368,20 +246,6 @@ static bool prepare_at(struct geo_att *att, struct geo_part *p, int dc, uint64_t
     p->no_reason = why;
     geo_part_release(att, p, dc, false, now, ex);
     return false;
-}
-
-/* Fills p's write entries (values from the client, this attempt's version id). */
-static void part_fill_writes(struct geo_att *att, struct geo_part *p)
-{
-    p->npc = 0;
-    for (int j = 0; j < p->nops; j++) {
-        int i = p->op[j];
-        const struct geo_op *o = &att->spec->op[i];
-        if (!op_writes(o))
-            continue;
-        struct geo_pc *e = &p->pc[p->npc++];
-        *e = (struct geo_pc){.key = o->key, .value = att->val[i], .wid = att->id, .part = p};
-    }
 }
 
 static void assign_seqs(struct geo_part *p)
@@ -403,7 +267,7 @@ static void send_to_followers(struct geo_att *att, enum geo_ev_type type, int pa
     const struct geo_part *p = &att->part[part];
     for (int dc = 0; dc < geo_cfg.d.ndcs; dc++)
         if (dc != p->leader)
-            send(att, type, part, p->leader, dc, yes, now);
+            geo_msg(att, type, part, p->leader, dc, yes, now);
 }
 
 void geo_client_learns(struct geo_att *att, bool commit, uint64_t now)
@@ -433,9 +297,9 @@ static void decide_2pc(struct geo_att *att, bool commit, enum abort_reason why, 
     att->commit = commit;
     att->reason = why;
     note_decision(att, now);
-    send(att, EV_CLIENT, 0, att->coord, att->dc, commit, now);
+    geo_msg(att, EV_CLIENT, 0, att->coord, att->dc, commit, now);
     for (int q = 0; q < att->nparts; q++)
-        send(att, EV_DECISION, q, att->coord, att->part[q].leader, commit, now);
+        geo_msg(att, EV_DECISION, q, att->coord, att->part[q].leader, commit, now);
 }
 
 /* ---- d2pc ---- */
@@ -449,14 +313,14 @@ static void d2pc_send_vote(struct geo_att *att, int part, bool yes, uint64_t now
         geo_part_release(att, p, p->leader, false, now, ex);
     send_to_followers(att, EV_REPL, part, yes, now);
     if (!geo_cocoord_known_dead(p->leader, now))
-        send(att, EV_CVOTE, part, p->leader, p->leader, yes, now);
+        geo_msg(att, EV_CVOTE, part, p->leader, p->leader, yes, now);
     if (!geo_fail_any()) /* the followers' acks to the leader, read by recovery only */
         att->msgs += geo_cfg.d.ndcs - 1;
     if (majority() <= 1)
         geo_d2pc_replicated(att, part, now);
     else if (att->slow && !yes && !p->slow_sent) {
         p->slow_sent = true;
-        send(att, EV_SLOW, part, p->leader, att->corr, false, now);
+        geo_msg(att, EV_SLOW, part, p->leader, att->corr, false, now);
     }
 }
 
@@ -469,7 +333,7 @@ void geo_d2pc_replicated(struct geo_att *att, int part, uint64_t now)
     /* the slow path (a co-coordinator is known dead): the leader's replicated vote */
     if (att->slow && p->vote_yes && !p->slow_sent) {
         p->slow_sent = true;
-        send(att, EV_SLOW, part, p->leader, att->corr, true, now);
+        geo_msg(att, EV_SLOW, part, p->leader, att->corr, true, now);
     }
     if (p->term_wait) {
         p->term_wait = false;
@@ -485,16 +349,16 @@ static void decide_d2pc(struct geo_att *att, bool commit, enum abort_reason why,
     att->commit = commit;
     att->reason = why;
     note_decision(att, now);
-    send(att, EV_CLIENT, 0, att->corr, att->dc, commit, now);
+    geo_msg(att, EV_CLIENT, 0, att->corr, att->dc, commit, now);
     for (int q = 0; q < att->nparts; q++)
-        send(att, EV_DECISION, q, att->corr, att->part[q].leader, commit, now);
+        geo_msg(att, EV_DECISION, q, att->corr, att->part[q].leader, commit, now);
     /* the decision's copy to the other co-coordinators, off the commit path (recovery
      * reads it: a message in runs with a failure, else counted) */
     for (int dc = 0; dc < geo_cfg.d.ndcs; dc++) {
         if (dc == att->corr || geo_cocoord_known_dead(dc, now))
             continue;
         if (geo_fail_any())
-            send(att, EV_CDEC, 0, att->corr, dc, commit, now);
+            geo_msg(att, EV_CDEC, 0, att->corr, dc, commit, now);
         else
             att->msgs++;
     }
@@ -516,7 +380,7 @@ static void cocoord_vote(struct geo_att *att, const struct geo_ev *ev, uint64_t 
             att->cpre[d] = true;
             for (int q = 0; q < att->nparts; q++)
                 if (att->part[q].leader == d)
-                    send(att, EV_PRE, q, d, d, false, now);
+                    geo_msg(att, EV_PRE, q, d, d, false, now);
         }
     } else {
         att->cvotes[d] |= 1u << part;
@@ -524,7 +388,7 @@ static void cocoord_vote(struct geo_att *att, const struct geo_ev *ev, uint64_t 
             att->cpre[d] = true;
             for (int q = 0; q < att->nparts; q++)
                 if (att->part[q].leader == d)
-                    send(att, EV_PRE, q, d, d, true, now);
+                    geo_msg(att, EV_PRE, q, d, d, true, now);
         }
     }
     /* forward vote + replication reply to the correspondent (a's co-coordinator) */
@@ -629,7 +493,7 @@ static void decide_carousel(struct geo_att *att, bool commit, enum abort_reason 
     geo_client_learns(att, commit, now);
     for (int q = 0; q < att->nparts; q++)
         for (int dc = 0; dc < geo_cfg.d.ndcs; dc++)
-            send(att, EV_DECISION, q, att->dc, dc, commit, now);
+            geo_msg(att, EV_DECISION, q, att->dc, dc, commit, now);
 }
 
 static void carousel_shard_decided(struct geo_att *att, struct geo_part *p, bool yes,
@@ -666,17 +530,17 @@ static void read_local(struct geo_att *att, uint64_t now)
         if (geo_replica_dead(att->part[q].shard, att->dc, now)) {
             away |= 1u << q;
             att->pending_reads++;
-            send(att, EV_READ, q, att->dc, att->part[q].leader, true, now);
+            geo_msg(att, EV_READ, q, att->dc, att->part[q].leader, true, now);
         }
     for (int i = 0; i < s->nops; i++)
-        if (op_reads(&s->op[i]) &&
+        if (geo_op_reads(&s->op[i]) &&
             !(away >> att->part_of_shard[s->op[i].key % (uint64_t)geo_cfg.d.nshards] & 1)) {
             struct geo_version v;
             geo_store_read(att->dc, s->op[i].key, &v);
             att->val[i] = v.value;
             att->rwid[i] = v.wid;
         }
-    send(att, EV_READ_REPLY, 0, att->dc, att->dc, true, now);
+    geo_msg(att, EV_READ_REPLY, 0, att->dc, att->dc, true, now);
 }
 
 static void read_at_leader(struct geo_att *att, int part, uint64_t now, int ex)
@@ -688,7 +552,7 @@ static void read_at_leader(struct geo_att *att, int part, uint64_t now, int ex)
     for (int j = 0; j < p->nops && ok; j++) {
         int i = p->op[j];
         const struct geo_op *o = &att->spec->op[i];
-        if (!op_reads(o))
+        if (!geo_op_reads(o))
             continue;
         const unsigned char *img;
         struct row *r = txn_lookup(sub, tab, o->key);
@@ -720,7 +584,7 @@ static void read_at_leader(struct geo_att *att, int part, uint64_t now, int ex)
         if (att->reason == AR_COUNT)
             att->reason = p->no_reason;
     }
-    send(att, EV_READ_REPLY, part, p->leader, att->dc, ok, now);
+    geo_msg(att, EV_READ_REPLY, part, p->leader, att->dc, ok, now);
 }
 
 /* ---- dispatch ---- */
@@ -735,12 +599,12 @@ static void handle_prepare(struct geo_att *att, const struct geo_ev *ev, uint64_
         bool yes = prepare_at(att, p, dc, now, ex);
         if (yes && dc == p->leader)
             assign_seqs(p);
-        send(att, EV_FAST, ev->shard, dc, att->dc, yes, now);
+        geo_msg(att, EV_FAST, ev->shard, dc, att->dc, yes, now);
         if (dc == p->leader) {
             if (yes && geo_cfg.d.ndcs > 1)
                 send_to_followers(att, EV_REPL, ev->shard, true, now);
             else
-                send(att, EV_SLOW, ev->shard, dc, att->dc, yes, now);
+                geo_msg(att, EV_SLOW, ev->shard, dc, att->dc, yes, now);
         }
         return;
     }
@@ -750,7 +614,7 @@ static void handle_prepare(struct geo_att *att, const struct geo_ev *ev, uint64_
     if (geo_cfg.protocol == GEO_2PC) {
         if (!yes || geo_cfg.d.ndcs == 1) {
             p->vote_sent = true;
-            send(att, EV_VOTE, ev->shard, p->leader, att->coord, yes, now);
+            geo_msg(att, EV_VOTE, ev->shard, p->leader, att->coord, yes, now);
         } else {
             send_to_followers(att, EV_REPL, ev->shard, true, now);
         }
@@ -807,14 +671,14 @@ static void handle(struct geo_att *att, const struct geo_ev *ev, int ex)
         break;
     case EV_REPL:
         if (geo_cfg.protocol != GEO_D2PC) {
-            send(att, EV_REPL_ACK, ev->shard, ev->dc, p->leader, true, now);
+            geo_msg(att, EV_REPL_ACK, ev->shard, ev->dc, p->leader, true, now);
             break;
         }
         /* the follower -> its co-coordinator; and, read by recovery only, -> its leader */
         if (!geo_cocoord_known_dead(ev->dc, now))
-            send(att, EV_CVOTE, ev->shard, ev->dc, ev->dc, ev->yes, now);
+            geo_msg(att, EV_CVOTE, ev->shard, ev->dc, ev->dc, ev->yes, now);
         if (geo_fail_any())
-            send(att, EV_REPL_ACK, ev->shard, ev->dc, p->leader, true, now);
+            geo_msg(att, EV_REPL_ACK, ev->shard, ev->dc, p->leader, true, now);
         break;
     case EV_REPL_ACK:
         if (geo_cfg.protocol == GEO_D2PC) {
@@ -825,9 +689,9 @@ static void handle(struct geo_att *att, const struct geo_ev *ev, int ex)
         if (++p->acks + 1 >= majority() && !p->vote_sent) {
             p->vote_sent = true;
             if (geo_cfg.protocol == GEO_2PC)
-                send(att, EV_VOTE, ev->shard, p->leader, att->coord, true, now);
+                geo_msg(att, EV_VOTE, ev->shard, p->leader, att->coord, true, now);
             else
-                send(att, EV_SLOW, ev->shard, p->leader, att->dc, true, now);
+                geo_msg(att, EV_SLOW, ev->shard, p->leader, att->dc, true, now);
         }
         break;
     case EV_VOTE:
@@ -927,7 +791,7 @@ void geo_handle(const struct geo_ev *ev, int executor)
     }
     handle(att, ev, executor);
     pthread_mutex_unlock(&att->mu);
-    att_unref(att);
+    geo_att_unref(att);
 }
 
 void geo_decide(struct geo_att *att, bool commit, enum abort_reason why, uint64_t now)
@@ -944,213 +808,4 @@ void geo_timer_arm(struct geo_att *att, uint64_t now)
 {
     struct geo_ev ev = {.att = att, .type = EV_TIMER, .id = att->id};
     geo_send_timer(ev, now + geo_timeout_ns());
-}
-
-/* ---- the client ---- */
-
-static void att_init(struct geo_att *att, struct txn *t, const struct geo_spec *s)
-{
-    struct geo_client *cl = att->cl;
-    att->id = t->id;
-    att->dc = cl->dc;
-    att->group = (int)(t->id % (uint64_t)geo_cfg.cocoord_groups);
-    att->s.tag = s->tag;
-    att->s.nops = s->nops;
-    memcpy(att->s.op, s->op, (size_t)s->nops * sizeof(s->op[0]));
-    att->spec = &att->s;
-    att->seed = t->id * 0x9e3779b97f4a7c15ull;
-    att->corr = att->dc;
-    att->slow = false;
-    if (geo_fail_any() && geo_cfg.protocol == GEO_D2PC) {
-        uint64_t now = geo_now_ns();
-        att->slow = geo_cocoords_degraded(now);
-        /* the correspondent: the client's datacenter's co-coordinator, else the nearest
-         * one not known dead */
-        if (geo_cocoord_known_dead(att->dc, now)) {
-            att->corr = -1;
-            for (int dc = 0; dc < geo_cfg.d.ndcs; dc++)
-                if (!geo_cocoord_known_dead(dc, now) &&
-                    (att->corr < 0 || geo_delay_ms(att->dc, dc) < geo_delay_ms(att->dc, att->corr)))
-                    att->corr = dc;
-        }
-    }
-    att->nro = !geo_cfg.read_opt ||
-               (&cc_alg_locking && cc_alg_locking && cl->last_stale && cl->last_tag == s->tag);
-    att->npreds = 0;
-    att->nparts = 0;
-    memset(att->part_of_shard, -1, sizeof(att->part_of_shard));
-    att->pending_reads = 0;
-    att->read_failed = att->decided = att->commit = att->client_knows = false;
-    att->reason = AR_COUNT;
-    att->votes = 0;
-    memset(att->cvotes, 0, sizeof(att->cvotes));
-    memset(att->cpre, 0, sizeof(att->cpre));
-    att->corr_votes = att->corr_slow = 0;
-    memset(att->corr_replies, 0, sizeof(att->corr_replies));
-    memset(att->cdec, 0, sizeof(att->cdec));
-    att->timer_fires = 0;
-    att->recovering = att->rec_done = att->rec_term = false;
-    att->rec_dc = att->rec_wait = 0;
-    att->decision_ns = 0;
-    att->client_commit = false;
-    att->msgs = 0;
-    for (int i = 0; i < s->nops; i++) {
-        int shard = (int)(s->op[i].key % (uint64_t)geo_cfg.d.nshards);
-        if (att->part_of_shard[shard] < 0) {
-            int q = att->nparts++;
-            att->part_of_shard[shard] = (int8_t)q;
-            struct geo_part *p = &att->part[q];
-            pthread_mutex_lock(&p->dep_mu);
-            p->gen++;
-            p->closed = p->outcome = false;
-            p->nout = 0;
-            pthread_mutex_unlock(&p->dep_mu);
-            p->shard = shard;
-            p->leader = geo_cfg.d.leader_dc[shard];
-            p->nops = p->npc = 0;
-            memset(p->began, 0, sizeof(p->began));
-            memset(p->held, 0, sizeof(p->held));
-            memset(p->ended, 0, sizeof(p->ended));
-            memset(p->marks, 0, sizeof(p->marks));
-            p->cc_start = 0;
-            p->prepared = p->vote_sent = p->vote_yes = p->precommitted = p->finished = false;
-            p->dec_commit = p->replicated = p->slow_sent = p->term_wait = p->term_no = false;
-            p->pref = false;
-            p->decided = false;
-            p->acks = p->fast_yes = p->fast_no = 0;
-            p->no_reason = AR_COUNT;
-            atomic_store(&p->in, 0);
-            atomic_store(&p->deferred, 0);
-        }
-        struct geo_part *p = &att->part[att->part_of_shard[shard]];
-        p->op[p->nops++] = (uint8_t)i;
-    }
-    /* 2pc's coordinator: the participant leader in the client's datacenter, else the
-     * nearest one */
-    att->coord = att->part[0].leader;
-    for (int q = 0; q < att->nparts; q++) {
-        int l = att->part[q].leader;
-        if (l == att->dc || (att->coord != att->dc &&
-                             geo_delay_ms(att->dc, l) < geo_delay_ms(att->dc, att->coord)))
-            att->coord = l;
-    }
-}
-
-static void record_history(struct txn *t, struct geo_att *att)
-{
-    const struct geo_spec *s = att->spec;
-    uint16_t tab = geo_table(0)->id;
-    for (int i = 0; i < s->nops; i++) {
-        const struct geo_op *o = &s->op[i];
-        if (op_reads(o))
-            hist_append(t->hist, HIST_READ, tab, o->key, 0, att->rwid[i], 0);
-        if (op_writes(o))
-            hist_append(t->hist, HIST_WRITE, tab, o->key, 0, att->replaced[i], att->id);
-    }
-}
-
-enum rc geo_run(struct txn *t, const struct geo_spec *s, int64_t *vals)
-{
-    struct geo_client *cl = client_of(t->thread_id);
-    struct geo_att *att = att_get(cl);
-    /* before att_init: a timer of the record's last attempt reads the id under mu */
-    pthread_mutex_lock(&att->mu);
-    att_init(att, t, s);
-    att->start_ns = geo_now_ns();
-    bool has_reads = false;
-    for (int i = 0; i < s->nops; i++)
-        has_reads |= op_reads(&s->op[i]);
-
-    /* execution: the reads */
-    if (has_reads) {
-        if (!att->nro) {
-            att->pending_reads = 1;
-            send(att, EV_LREAD, 0, att->dc, att->dc, true, att->start_ns);
-        } else {
-            for (int q = 0; q < att->nparts; q++) {
-                const struct geo_part *p = &att->part[q];
-                bool reads = false;
-                for (int j = 0; j < p->nops; j++)
-                    reads |= op_reads(&s->op[p->op[j]]);
-                if (reads) {
-                    att->pending_reads++;
-                    send(att, EV_READ, q, att->dc, p->leader, true, att->start_ns);
-                }
-            }
-        }
-        while (att->pending_reads > 0)
-            pthread_cond_wait(&cl->c, &att->mu);
-    }
-    if (!att->read_failed) {
-        /* the values written, then the commit protocol */
-        for (int i = 0; i < s->nops; i++) {
-            const struct geo_op *o = &s->op[i];
-            if (vals && op_reads(o))
-                vals[i] = att->val[i];
-            if (o->kind == GEO_ADD)
-                att->val[i] += o->arg;
-            else if (o->kind == GEO_WRITE)
-                att->val[i] = o->arg;
-        }
-        for (int q = 0; q < att->nparts; q++)
-            part_fill_writes(att, &att->part[q]);
-        uint64_t now = geo_now_ns();
-        att->commit_start_ns = now;
-        for (int q = 0; q < att->nparts; q++) {
-            if (geo_cfg.protocol == GEO_CAROUSEL)
-                for (int dc = 0; dc < geo_cfg.d.ndcs; dc++)
-                    send(att, EV_PREPARE, q, att->dc, dc, true, now);
-            else
-                send(att, EV_PREPARE, q, att->dc, att->part[q].leader, true, now);
-            if (geo_cfg.protocol == GEO_D2PC) {
-                /* until its leader finishes: a decision lost with a crashed correspondent
-                 * leaves the part (its PreCommit entries) waiting for recovery */
-                att->part[q].pref = true;
-                atomic_fetch_add_explicit(&att->refs, 1, memory_order_relaxed);
-            }
-        }
-        if (geo_fail_any())
-            geo_timer_arm(att, now);
-        while (!att->client_knows)
-            pthread_cond_wait(&cl->c, &att->mu);
-    } else {
-        /* release the reads that did get their locks */
-        uint64_t now = geo_now_ns();
-        for (int q = 0; q < att->nparts; q++)
-            if (att->part[q].held[att->part[q].leader])
-                send(att, EV_ABORT, q, att->dc, att->part[q].leader, false, now);
-        att->commit = false;
-        att->decided_ns = now;
-    }
-    bool commit = att->read_failed ? false : att->client_commit;
-    enum abort_reason why = att->reason == AR_COUNT ? AR_VALIDATION : att->reason;
-    struct geo_client_stats *st = geo_client_rec(t->thread_id);
-    if (st)
-        st->msgs += (uint64_t)att->msgs;
-    if (commit) {
-        if (t->hist)
-            record_history(t, att);
-        uint64_t keys[GEO_MAX_OPS];
-        int nk = 0;
-        for (int i = 0; i < s->nops; i++)
-            if (op_writes(&s->op[i]))
-                keys[nk++] = s->op[i].key;
-        geo_store_note_commit(t->thread_id, att->id, keys, nk, att->decision_ns, att->preds,
-                              att->npreds);
-        if (st) {
-            latency_add(&st->latency, att->decided_ns - att->start_ns);
-            st->commits++;
-        }
-    } else if (st) {
-        st->aborts++;
-        st->aborts_by[why]++;
-    }
-    pthread_mutex_unlock(&att->mu);
-    cl->last_tag = s->tag;
-    cl->last_stale = !commit && why == AR_STALE_READ;
-    att_unref(att);
-    if (commit)
-        return RC_OK;
-    t->aborted = true;
-    return txn_fail(t, why);
 }

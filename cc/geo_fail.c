@@ -28,9 +28,24 @@ static _Atomic uint64_t origin_ns;
 static _Atomic bool caught_up[2]; /* the follower's, the majority's return handled */
 struct geo_fail_stats geo_fail_st;
 
+/* geo_timeout_ns's value, set with the origin (before any failure can be known) */
+static uint64_t timeout_ns;
+
+static uint64_t timeout_of_deployment(void)
+{
+    double hi = geo_delay_ms(0, 0);
+    for (int i = 0; i < geo_cfg.d.ndcs; i++)
+        for (int j = 0; j < geo_cfg.d.ndcs; j++)
+            if (i != j && geo_delay_ms(i, j) > hi)
+                hi = geo_delay_ms(i, j);
+    return (uint64_t)(4 * hi * 1e6); /* two round trips */
+}
+
 void geo_fail_origin(uint64_t now_ns)
 {
-    /* release: pairs with the acquire loads of kill_ns (the executor) */
+    timeout_ns = timeout_of_deployment();
+    /* release: pairs with the acquire loads of kill_ns, which every reader of timeout_ns
+     * (a timer, a known-failure test) makes first */
     atomic_store_explicit(&origin_ns, now_ns, memory_order_release);
 }
 
@@ -43,12 +58,8 @@ bool geo_fail_any(void)
 
 uint64_t geo_timeout_ns(void)
 {
-    double hi = geo_delay_ms(0, 0);
-    for (int i = 0; i < geo_cfg.d.ndcs; i++)
-        for (int j = 0; j < geo_cfg.d.ndcs; j++)
-            if (i != j && geo_delay_ms(i, j) > hi)
-                hi = geo_delay_ms(i, j);
-    return (uint64_t)(4 * hi * 1e6); /* two round trips */
+    return atomic_load_explicit(&origin_ns, memory_order_acquire) ? timeout_ns
+                                                                  : timeout_of_deployment();
 }
 
 /* The instant s seconds after the origin (UINT64_MAX before the run starts). */
@@ -180,12 +191,14 @@ void geo_fail_tick(uint64_t now)
     const struct geo_failures *f = F();
     if (f->follower_shard >= 0 && f->follower_for_s > 0 &&
         now >= kill_ns(f->follower_at_s) + (uint64_t)(f->follower_for_s * 1e9) &&
+        !atomic_load_explicit(&caught_up[0], memory_order_relaxed) &&
         !atomic_exchange(&caught_up[0], true)) {
         geo_store_catch_up(f->follower_shard, f->follower_dc);
         atomic_fetch_add_explicit(&geo_fail_st.catch_ups, 1, memory_order_relaxed);
     }
     if (f->majority_shard >= 0 && f->majority_for_s > 0 &&
         now >= kill_ns(f->majority_at_s) + (uint64_t)(f->majority_for_s * 1e9) &&
+        !atomic_load_explicit(&caught_up[1], memory_order_relaxed) &&
         !atomic_exchange(&caught_up[1], true)) {
         for (int dc = 0; dc < geo_cfg.d.ndcs; dc++)
             if (dc != geo_cfg.d.leader_dc[f->majority_shard]) {

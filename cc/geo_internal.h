@@ -1,6 +1,6 @@
 /* The geo layer's internals, shared by its files (cc/geo_net.c: the emulated network;
- * cc/geo_store.c: the replicated data; cc/geo_commit.c: the protocols; cc/geo_report.c:
- * the counters). Nothing outside cc/geo_*.c includes it; the rest of the testbed sees
+ * cc/geo_store.c: the replicated data; cc/geo_client.c: the clients; cc/geo_commit.c:
+ * the protocols; cc/geo_fail.c, cc/geo_recover.c: failures; cc/geo_report.c: the counters). Nothing outside cc/geo_*.c includes it; the rest of the testbed sees
  * cc/geo.h only.
  *
  * Threads. Clients are the driver's worker threads: each runs its transaction's
@@ -294,7 +294,14 @@ struct geo_fail_stats {
 };
 extern struct geo_fail_stats geo_fail_st;
 
-/* Shared by cc/geo_commit.c and cc/geo_recover.c. */
+/* Shared by cc/geo_client.c, cc/geo_commit.c and cc/geo_recover.c. */
+static inline bool geo_op_reads(const struct geo_op *o) { return o->kind != GEO_WRITE; }
+static inline bool geo_op_writes(const struct geo_op *o) { return o->kind != GEO_READ; }
+/* A client's CC contexts (no_wait, begun by the caller) and the end of an event's or the
+ * client's reference on a record (cc/geo_client.c). */
+struct txn *geo_ctx_get(struct geo_client *cl);
+void geo_ctx_put(struct geo_client *cl, struct txn *t);
+void geo_att_unref(struct geo_att *att);
 void geo_msg(struct geo_att *att, enum geo_ev_type type, int part, int from, int to, int yes,
              uint64_t now);
 void geo_client_learns(struct geo_att *att, bool commit, uint64_t now);
