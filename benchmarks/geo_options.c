@@ -31,5 +31,13 @@ bool geo_options_config(const struct options *o, struct geo_config *c, char *err
     c->service_us = o->geo_service_us;
     c->read_opt = o->read_opt;
     c->keys = o->rows;
-    return geo_fail_parse(c, o->kill_cocoord, o->kill_follower, o->lose_majority, err, errlen);
+    if (!geo_fail_parse(c, o->kill_cocoord, o->kill_follower, o->lose_majority, err, errlen))
+        return false;
+    c->fail.decider_timeout_ms = o->decider_timeout_ms;
+    if (o->decider_timeout_ms > 0 && !geo_fail_any_in(&c->fail)) {
+        snprintf(err, errlen, "--decider-timeout: needs a failure (--kill-cocoord, "
+                              "--kill-follower or --lose-majority): no timer runs without one");
+        return false;
+    }
+    return true;
 }

@@ -113,6 +113,9 @@ static const struct opt_def defs[] = {
     {"lose-majority", OK_STR, OFF(lose_majority), 0, 0, false, "",
      "geo: SHARD@S[+D]: every follower of shard SHARD stops at second S (for D seconds): "
      "its replication cannot finish"},
+    {"decider-timeout", OK_DOUBLE, OFF(decider_timeout_ms), 0, 1e7, false, "0",
+     "geo, with a failure: the deciders' timer in the deployment's milliseconds (scaled "
+     "like its delays; 0 = the failure detector's timeout, two round trips)"},
     {"storage", OK_STR, OFF(storage), 0, 0, false, "",
      "storage model: rows live on a device with this preset's (read, write) latency in "
      "microseconds, behind a cache of --cache-rows rows: dram (0.1, 0.1), cxl (2, 2), nvme "
@@ -364,7 +367,8 @@ static void geo_checks(struct options *o, const bool *given)
 {
     static const char *const geo_flags[] = {"commit",        "geo-time-scale", "cocoord-groups",
                                             "geo-service-us", "read-opt",      "txn-ops",
-                                            "kill-cocoord",   "kill-follower", "lose-majority"};
+                                            "kill-cocoord",   "kill-follower", "lose-majority",
+                                            "decider-timeout"};
     if (was_given(given, "geo") && !*o->geo)
         bad("--geo: empty file name");
     for (size_t i = 0; i < sizeof(geo_flags) / sizeof(geo_flags[0]); i++)

@@ -44,6 +44,7 @@ struct options {
     int txn_ops; /* ycsbt: operations per transaction */
     /* geo failures (cc/geo.h struct geo_failures), "": none */
     const char *kill_cocoord, *kill_follower, *lose_majority;
+    double decider_timeout_ms; /* the deciders' timer (deployment ms); 0: the detector's */
     /* storage model (storage/storage_model.h): off with no preset and latency 0 */
     const char *storage;       /* a preset, "": none */
     double storage_latency_us; /* read and write latency instead of a preset; 0: none */

@@ -61,6 +61,7 @@ struct geo_failures {
     double follower_at_s, follower_for_s;
     int majority_shard;        /* --lose-majority SHARD@S[+D]: every follower (-1: none) */
     double majority_at_s, majority_for_s;
+    double decider_timeout_ms; /* --decider-timeout (deployment ms; 0: geo_timeout_ns) */
 };
 
 /* A run's settings: the deployment and the flags. */
@@ -82,6 +83,9 @@ bool geo_deploy_load(const char *path, struct geo_deploy *d, char *err, unsigned
  * c->fail; false with a one-line reason in err (the flag's name first). */
 bool geo_fail_parse(struct geo_config *c, const char *kill_cocoord, const char *kill_follower,
                     const char *lose_majority, char *err, unsigned errlen);
+
+/* Whether f injects any failure. */
+bool geo_fail_any_in(const struct geo_failures *f);
 
 /* Whether --geo is on for this run, and its settings (valid when on). */
 extern bool geo_on;

@@ -157,10 +157,8 @@ static void att_init(struct geo_att *att, struct txn *t, const struct geo_spec *
     att->spec = &att->s;
     att->seed = t->id * 0x9e3779b97f4a7c15ull;
     att->corr = att->dc;
-    att->slow = false;
     if (geo_fail_any() && geo_cfg.protocol == GEO_D2PC) {
         uint64_t now = geo_now_ns();
-        att->slow = geo_cocoords_degraded(now);
         /* the correspondent: the client's datacenter's co-coordinator, else the nearest
          * one not known dead */
         if (geo_cocoord_known_dead(att->dc, now)) {

@@ -272,8 +272,11 @@ static void send_to_followers(struct geo_att *att, enum geo_ev_type type, int pa
 
 void geo_client_learns(struct geo_att *att, bool commit, uint64_t now)
 {
-    if (att->client_knows) /* a recovering co-coordinator may tell it again */
+    if (att->client_knows) { /* a recovering co-coordinator may tell it again: the same */
+        if (att->client_commit != commit)
+            atomic_fetch_add_explicit(&geo_fail_st.conflicts, 1, memory_order_relaxed);
         return;
+    }
     att->client_knows = true;
     att->client_commit = commit;
     att->decided_ns = now;
@@ -304,6 +307,12 @@ static void decide_2pc(struct geo_att *att, bool commit, enum abort_reason why, 
 
 /* ---- d2pc ---- */
 
+/* The leaders' slow path (they also send their replicated votes): some co-coordinator is
+ * known dead by the time of the vote, not only at the attempt's start (one begun between
+ * a kill and its detection would otherwise wait for replies that never come, until its
+ * timer's termination). */
+static bool slow_path(uint64_t now) { return geo_cocoords_degraded(now); }
+
 static void d2pc_send_vote(struct geo_att *att, int part, bool yes, uint64_t now, int ex)
 {
     struct geo_part *p = &att->part[part];
@@ -318,7 +327,7 @@ static void d2pc_send_vote(struct geo_att *att, int part, bool yes, uint64_t now
         att->msgs += geo_cfg.d.ndcs - 1;
     if (majority() <= 1)
         geo_d2pc_replicated(att, part, now);
-    else if (att->slow && !yes && !p->slow_sent) {
+    else if (!yes && !p->slow_sent && slow_path(now)) {
         p->slow_sent = true;
         geo_msg(att, EV_SLOW, part, p->leader, att->corr, false, now);
     }
@@ -331,7 +340,7 @@ void geo_d2pc_replicated(struct geo_att *att, int part, uint64_t now)
         return;
     p->replicated = true;
     /* the slow path (a co-coordinator is known dead): the leader's replicated vote */
-    if (att->slow && p->vote_yes && !p->slow_sent) {
+    if (p->vote_yes && !p->slow_sent && slow_path(now)) {
         p->slow_sent = true;
         geo_msg(att, EV_SLOW, part, p->leader, att->corr, true, now);
     }
@@ -405,7 +414,7 @@ static void cocoord_vote(struct geo_att *att, const struct geo_ev *ev, uint64_t 
 static void correspondent(struct geo_att *att, const struct geo_ev *ev, bool slow, uint64_t now,
                           int ex)
 {
-    if (att->decided)
+    if (att->decided || att->recovering) /* its termination decides (cc/geo_recover.c) */
         return;
     if (!ev->yes) {
         decide_d2pc(att, false, att->part[ev->shard].no_reason, now);
@@ -807,5 +816,5 @@ void geo_decide(struct geo_att *att, bool commit, enum abort_reason why, uint64_
 void geo_timer_arm(struct geo_att *att, uint64_t now)
 {
     struct geo_ev ev = {.att = att, .type = EV_TIMER, .id = att->id};
-    geo_send_timer(ev, now + geo_timeout_ns());
+    geo_send_timer(ev, now + geo_decider_timeout_ns());
 }

@@ -51,10 +51,20 @@ void geo_fail_origin(uint64_t now_ns)
 
 static const struct geo_failures *F(void) { return &geo_cfg.fail; }
 
-bool geo_fail_any(void)
+bool geo_fail_any_in(const struct geo_failures *f)
 {
-    return F()->cocoord_mask || F()->follower_shard >= 0 || F()->majority_shard >= 0;
+    return f->cocoord_mask || f->follower_shard >= 0 || f->majority_shard >= 0;
 }
+
+bool geo_fail_any(void) { return geo_fail_any_in(F()); }
+
+uint64_t geo_decider_timeout_ns(void)
+{
+    double ms = F()->decider_timeout_ms;
+    return ms > 0 ? (uint64_t)(ms / geo_cfg.time_scale * 1e6) : geo_timeout_ns();
+}
+
+bool geo_fail_kills_cocoords(void) { return F()->cocoord_mask != 0; }
 
 uint64_t geo_timeout_ns(void)
 {
@@ -371,12 +381,16 @@ void geo_fail_json(FILE *f)
                 first ? "" : ",", x->majority_shard, x->majority_at_s,
                 x->majority_for_s > 0 ? x->majority_for_s : 0);
     struct geo_fail_stats *s = &geo_fail_st;
-    fprintf(f, "],\"timeout_ms\":%.3f,\"lost_messages\":%llu,\"timer_fires\":%llu,"
-               "\"timeout_aborts\":%llu,\"recovered_from_copy\":%llu,"
+    fprintf(f, "],\"timeout_ms\":%.3f,\"decider_timeout_ms\":%.3f,\"lost_messages\":%llu,"
+               "\"timer_fires\":%llu,"
+               "\"timeout_aborts\":%llu,\"timeout_terminations\":%llu,"
+               "\"recovered_from_copy\":%llu,"
                "\"recovered_by_termination\":%llu,\"catch_ups\":%llu,"
                "\"conflicting_decisions\":%llu,\"stuck\":%llu}",
-            (double)geo_timeout_ns() / 1e6, (unsigned long long)ld(&s->lost),
+            (double)geo_timeout_ns() / 1e6, (double)geo_decider_timeout_ns() / 1e6,
+            (unsigned long long)ld(&s->lost),
             (unsigned long long)ld(&s->timer_fires), (unsigned long long)ld(&s->timeout_aborts),
+            (unsigned long long)ld(&s->timeout_terminations),
             (unsigned long long)ld(&s->case1), (unsigned long long)ld(&s->case2),
             (unsigned long long)ld(&s->catch_ups), (unsigned long long)ld(&s->conflicts),
             (unsigned long long)ld(&s->stuck));

@@ -207,8 +207,6 @@ struct geo_att {
                                         * 2pc coordinator's datacenter */
     int corr;                          /* d2pc correspondent: the client's datacenter's
                                         * co-coordinator, else (known dead) the nearest */
-    bool slow;                         /* d2pc: a co-coordinator is known dead: the
-                                        * leaders also send their replicated votes */
     bool nro;                          /* reads at the leaders (no read optimisation) */
     const struct geo_spec *spec;       /* = &s */
     struct geo_spec s;                 /* the attempt's copy of its operations */
@@ -237,8 +235,9 @@ struct geo_att {
     uint8_t cdec[GEO_MAX_DCS];         /* the decision's copy at co-coordinator dc: 0 none,
                                         * 1 commit, 2 abort */
     int timer_fires;
-    bool recovering, rec_done;         /* a co-coordinator took over (the correspondent
-                                        * died), and has decided */
+    bool recovering, rec_done;         /* a co-coordinator recovers att (the correspondent
+                                        * on its timeout, or a backup once it died), and has
+                                        * decided; both are rec_dc's and void once it dies */
     int rec_dc, rec_wait;              /* who, and the replies it still waits for */
     bool rec_term;                     /* it runs the termination protocol (case 2) */
     uint64_t decision_ns;              /* the first decision anywhere (the checks') */
@@ -272,8 +271,12 @@ void geo_fail_origin(uint64_t now_ns);
 /* A failure is configured: decider timers are armed, followers' acks to their leaders and
  * the decision's copies to the co-coordinators are sent as messages (else counted). */
 bool geo_fail_any(void);
-/* The failure detector's timeout, and the deciders' (ns, scaled). */
+/* Some co-coordinator is killed in this run (--kill-cocoord). */
+bool geo_fail_kills_cocoords(void);
+/* The failure detector's timeout (ns, scaled), and the deciders' timer (the same unless
+ * --decider-timeout sets it). */
 uint64_t geo_timeout_ns(void);
+uint64_t geo_decider_timeout_ns(void);
 bool geo_cocoord_dead(int dc, uint64_t now);
 bool geo_cocoord_known_dead(int dc, uint64_t now);
 /* Some co-coordinator is known dead (d2pc takes the slow path too). */
@@ -289,8 +292,8 @@ void geo_fail_tick(uint64_t now);
 void geo_fail_json(FILE *f);
 /* Counters over the whole run (relaxed atomics; read after the drain). */
 struct geo_fail_stats {
-    _Atomic uint64_t lost, timer_fires, timeout_aborts, case1, case2, catch_ups, conflicts,
-        stuck;
+    _Atomic uint64_t lost, timer_fires, timeout_aborts, timeout_terminations, case1, case2,
+        catch_ups, conflicts, stuck;
 };
 extern struct geo_fail_stats geo_fail_st;
 

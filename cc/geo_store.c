@@ -354,7 +354,7 @@ bool geo_check(FILE *out)
         fprintf(out, "geo check: %zu keys still have PreCommitted versions after the drain\n",
                 left);
     if (conflicts && out)
-        fprintf(out, "geo check: %llu leaders were told two different decisions\n",
+        fprintf(out, "geo check: %llu leaders or clients were told two different decisions\n",
                 (unsigned long long)conflicts);
     if (stuck && out)
         fprintf(out, "geo check: %llu attempts stayed undecided through their timeouts\n",

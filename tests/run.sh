@@ -196,6 +196,9 @@ for proto in 2pc d2pc carousel; do
 done
 # the failures (lost messages, timers without references, recovery, catch-up)
 for v in silo no-wait; do
+    run "tsan $v geo d2pc co-coordinators killed, short decider timer" 120 \
+        build/tsan/bin/rundb-$v $geo --commit d2pc --kill-cocoord hangzhou,san-francisco@0.4 \
+        --decider-timeout 100
     run "tsan $v geo d2pc majority lost, read-opt off" 120 build/tsan/bin/rundb-$v $geo \
         --commit d2pc --read-opt off --lose-majority 1@0.3+0.04
     run "asan $v geo carousel follower killed" 120 build/asan/bin/rundb-$v $geo \

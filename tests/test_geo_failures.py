@@ -50,6 +50,8 @@ class GeoFailures(unittest.TestCase):
             (["--lose-majority", "x@1"], "is not SHARD@"),
             (["--lose-majority", "1@1+"], "is not SHARD@"),
             (["--kill-cocoord", "hangzhou@1", "--lose-majority", "1@1"], "one of them at a time"),
+            (["--decider-timeout", "50"], "needs a failure"),
+            (["--decider-timeout", "-5", "--kill-cocoord", "hangzhou@1"], "outside"),
         ]
         for flags, want in cases:
             with self.subTest(flags=flags):
@@ -70,10 +72,7 @@ class GeoFailures(unittest.TestCase):
         for variant in ("silo", "no-wait"):
             for proto in ("2pc", "d2pc", "carousel"):
                 for kind, flags in failures.items():
-                    # cocoord under contention: a known open bug (a correspondent's timeout
-                    # abort that dies with it is rebuilt as a commit: docs/geo.md), so it is
-                    # checked by test_recovery_cases_one_and_two only, without contention
-                    if kind == "cocoord":
+                    if kind == "cocoord" and proto != "d2pc":
                         continue
                     # no-wait with reads at the leaders livelocks on 300 accounts (shared
                     # locks held across the WAN, upgrades refused): reads at the replicas
@@ -95,6 +94,25 @@ class GeoFailures(unittest.TestCase):
                             self.assertEqual(f["catch_ups"], 2)
                             self.assertGreater(f["timeout_aborts"], 0)
                             self.assertGreater(r["data"]["geo"]["aborts_by"]["failure"], 0)
+
+    def test_correspondent_timeouts_across_its_death(self):
+        # a decider timer at an eighth of the detector's timeout fires while most attempts
+        # still gather votes: the live correspondents terminate them (never a plain abort,
+        # which a backup could not see once its messages died with it), then die mid-way;
+        # their backups' terminations must reach the same decisions
+        for variant, ro in (("silo", "off"), ("no-wait", "on")):
+            with self.subTest(variant=variant):
+                r = result(variant, *BANK, "--commit", "d2pc", "--read-opt", ro,
+                           "--decider-timeout", "57.5",
+                           "--kill-cocoord", "hangzhou,san-francisco@0.6")
+                self.assertTrue(r["check"]["ok"])
+                self.assertTrue(r["verify"]["ok"])
+                f = r["data"]["geo"]["failures"]
+                self.assertAlmostEqual(f["decider_timeout_ms"], 5.75)
+                self.assertGreater(f["timeout_terminations"], 100)
+                self.assertGreater(f["recovered_by_termination"], 0)
+                self.assertEqual(f["conflicting_decisions"], 0)
+                self.assertEqual(f["stuck"], 0)
 
     def test_lost_majority_cascades(self):
         # a loss shorter than the timeout: a PreCommitted writer's replication is lost, its
