@@ -354,6 +354,8 @@ void driver_run(const struct workload *w, const struct options *o, struct run_re
         exit(2);
     }
     atomic_store(&ready, 0);
+    struct cpu_usage cu[CPU_NPHASES + 1]; /* at each phase's start, and the window's end */
+    cpu_usage_now(&cu[CPU_GENERATE]);
     deadline_phase("generate");
     progress_phase("generate", "queries", (uint64_t)n * o->queries_per_thread);
     for (int i = 0; i < n; i++) {
@@ -378,6 +380,7 @@ void driver_run(const struct workload *w, const struct options *o, struct run_re
                   : 0;
     if (geo_on)
         geo_window_set(0);
+    cpu_usage_now(&cu[CPU_WARMUP]);
     /* release: workers start after seeing the phase change (acquire) */
     atomic_store_explicit(&phase, PH_WARMUP, memory_order_release);
     deadline_phase("warmup");
@@ -385,6 +388,7 @@ void driver_run(const struct workload *w, const struct options *o, struct run_re
     sampler_start(&sm, feeds, n, &res->series, o->stall_timeout_s);
     if (o->warmup_s > 0)
         sampler_timed_phase(&sm, "warmup", sm.t0, o->warmup_s);
+    cpu_usage_now(&cu[CPU_WINDOW]);
     atomic_store_explicit(&window_start, clock_ticks(), memory_order_relaxed);
     if (geo_on)
         geo_window_set(1);
@@ -396,6 +400,9 @@ void driver_run(const struct workload *w, const struct options *o, struct run_re
     res->series.measure_start_s = t0 - sm.t0;
     sampler_timed_phase(&sm, "measure", t0, o->duration_s);
     atomic_store_explicit(&window_end, clock_ticks(), memory_order_relaxed);
+    cpu_usage_now(&cu[CPU_NPHASES]);
+    for (int k = 0; k < CPU_NPHASES; k++)
+        res->cpu[k] = cpu_usage_sub(&cu[k + 1], &cu[k]);
     if (geo_on)
         geo_window_set(2);
     atomic_store_explicit(&phase, PH_STOP, memory_order_release);

@@ -4,6 +4,7 @@
 #define BENCH_DRIVER_H
 
 #include "benchmarks/arrivals.h"
+#include "storage/cpu_usage.h"
 #include "storage/latency.h"
 #include "benchmarks/recovery.h"
 #include "benchmarks/workload.h"
@@ -31,6 +32,9 @@ struct series {
     double *rss_mib; /* the process's resident set at the end of each interval */
 };
 
+/* The phases of driver_run whose CPU usage a result reports (the load's is main.c's). */
+enum cpu_phase { CPU_GENERATE, CPU_WARMUP, CPU_WINDOW, CPU_NPHASES };
+
 struct run_result {
     double window_s;     /* measured window, seconds */
     double gen_s;        /* query generation (not measured) */
@@ -46,6 +50,7 @@ struct run_result {
     struct net_stats net;               /* network model (cc/netmodel.h), summed */
     struct sm_stats sm;                 /* storage model (storage/storage_model.h), summed */
     struct recovery_result recovery;    /* client failure (--fail-commit-at) */
+    struct cpu_usage cpu[CPU_NPHASES];  /* per phase, the whole process (storage/cpu_usage.h) */
 };
 
 void driver_run(const struct workload *w, const struct options *o, struct run_result *res);

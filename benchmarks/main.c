@@ -112,9 +112,13 @@ int main(int argc, char **argv)
     progress_init(o.quiet);
 
     double t0 = clock_now_s();
+    struct cpu_usage c0, c1;
+    cpu_usage_now(&c0);
     deadline_phase("load");
     w->load(&o);
-    struct report_in rep = {.o = &o, .w = w, .load_s = clock_now_s() - t0};
+    cpu_usage_now(&c1);
+    struct report_in rep = {
+        .o = &o, .w = w, .load_s = clock_now_s() - t0, .load_cpu = cpu_usage_sub(&c1, &c0)};
 
     cc_init(o.threads);
     struct run_result res;

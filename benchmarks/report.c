@@ -364,6 +364,30 @@ static void phases_json(FILE *f, const struct report_in *in)
             r->oversubscribed ? "true" : "false", in->load_s, r->gen_s, r->overrun_s);
 }
 
+static void cpu_one_json(FILE *f, const char *name, const struct cpu_usage *u)
+{
+    fprintf(f, "\"%s\":{\"user_s\":%.3f,\"sys_s\":%.3f,\"sys_share\":%.4f,"
+               "\"minor_faults\":%llu,\"major_faults\":%llu,\"voluntary_switches\":%llu,"
+               "\"involuntary_switches\":%llu}",
+            name, u->user_s, u->sys_s, cpu_usage_sys_share(u), (unsigned long long)u->minor_faults,
+            (unsigned long long)u->major_faults, (unsigned long long)u->voluntary_switches,
+            (unsigned long long)u->involuntary_switches);
+}
+
+/* "cpu":{"load":{...},"generate":{...},"warmup":{...},"window":{...}}: the process's CPU
+ * seconds, faults and context switches in each phase (getrusage at the phase edges). */
+static void cpu_json(FILE *f, const struct report_in *in)
+{
+    static const char *const names[CPU_NPHASES] = {"generate", "warmup", "window"};
+    fputs("\"cpu\":{", f);
+    cpu_one_json(f, "load", &in->load_cpu);
+    for (int k = 0; k < CPU_NPHASES; k++) {
+        fputc(',', f);
+        cpu_one_json(f, names[k], &in->res->cpu[k]);
+    }
+    fputs("},", f);
+}
+
 /* "git_rev". */
 static void git_rev_json(FILE *f) { fprintf(f, "\"git_rev\":\"%s\",", build_git_rev); }
 
@@ -422,11 +446,15 @@ static void write_json(FILE *f, const struct report_in *in)
     machine_json(f, r);
     pin_plan_json(f);
     phases_json(f, in);
+    cpu_json(f, in);
     git_rev_json(f);
     verify_json(f, in);
     check_json(f, in);
     fputs("}\n", f);
 }
+
+/* The summary shows the window's CPU usage when the kernel took more than this share. */
+#define REPORT_SYS_SHARE_SHOWN 0.05
 
 static void write_summary(const struct report_in *in)
 {
@@ -494,6 +522,15 @@ static void write_summary(const struct report_in *in)
         fputs("  ", stderr);
         geo_report_human(stderr);
     }
+    const struct cpu_usage *cw = &r->cpu[CPU_WINDOW];
+    if (cpu_usage_sys_share(cw) > REPORT_SYS_SHARE_SHOWN)
+        fprintf(stderr, "  cpu in the window: user %.2f s, system %.2f s (%.0f%% in the kernel), "
+                        "%llu minor and %llu major faults, %llu voluntary and %llu involuntary "
+                        "context switches\n",
+                cw->user_s, cw->sys_s, 100 * cpu_usage_sys_share(cw),
+                (unsigned long long)cw->minor_faults, (unsigned long long)cw->major_faults,
+                (unsigned long long)cw->voluntary_switches,
+                (unsigned long long)cw->involuntary_switches);
     if (in->verified)
         fprintf(stderr, "  verify: %s (%zu txns, %zu edges%s)\n",
                 !in->hres.ok           ? "FAILED"

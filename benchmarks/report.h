@@ -12,6 +12,7 @@ struct report_in {
     const struct workload *w;
     const struct run_result *res;
     double load_s;
+    struct cpu_usage load_cpu; /* the load's (storage/cpu_usage.h) */
     bool verified;
     struct hist_result hres;
     double verify_s;

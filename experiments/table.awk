@@ -1,6 +1,6 @@
 # Prints a table from rundb JSON result lines (one per run): one row per (workload
-# setting, threads, variant) with the median throughput, abort rate and p99 latency over
-# the repetitions. Usage: awk -f experiments/table.awk results.jsonl
+# setting, threads, variant) with the median throughput, abort rate, p99 latency and
+# share of the measured window's CPU time spent in the kernel (sys%) over the repetitions. Usage: awk -f experiments/table.awk results.jsonl
 function num(key,    m) {
     if (match($0, "\"" key "\":-?[0-9.e+-]+")) {
         m = substr($0, RSTART, RLENGTH)
@@ -50,14 +50,25 @@ function median(list,    a, n, i, j, t) {
     lat = substr($0, RSTART, RLENGTH)
     match(lat, /"p99":[0-9.]+/)
     p99[k] = p99[k] " " substr(lat, RSTART + 6, RLENGTH - 6)
+    # the measured window's CPU usage: the last phase of "cpu"
+    if (match($0, /"cpu":\{"load":\{[^}]*\},"generate":\{[^}]*\},"warmup":\{[^}]*\},"window":\{[^}]*\}/)) {
+        cpu = substr($0, RSTART, RLENGTH)
+        match(cpu, /"window":\{[^}]*\}/)
+        cpu = substr(cpu, RSTART, RLENGTH)
+        match(cpu, /"sys_share":[0-9.]+/)
+        sys[k] = sys[k] " " substr(cpu, RSTART + 12, RLENGTH - 12)
+    } else {
+        sys[k] = sys[k] " -1"
+    }
     reps[k]++
 }
 END {
-    printf "%-48s %7s %-13s %12s %8s %10s %4s\n", "setting", "threads", "variant", "commits/s", "aborts", "p99 us", "reps"
+    printf "%-48s %7s %-13s %12s %8s %10s %6s %4s\n", "setting", "threads", "variant", "commits/s", "aborts", "p99 us", "sys%", "reps"
     for (i = 1; i <= n; i++) {
         k = order[i]
         split(k, f, SUBSEP)
-        printf "%-48s %7s %-13s %12.0f %7.1f%% %10.1f %4d\n", f[1], f[2], f[3], median(tput[k]),
-               100 * median(abr[k]), median(p99[k]), reps[k]
+        s = median(sys[k])
+        printf "%-48s %7s %-13s %12.0f %7.1f%% %10.1f %6s %4d\n", f[1], f[2], f[3], median(tput[k]),
+               100 * median(abr[k]), median(p99[k]), s < 0 ? "-" : sprintf("%.1f%%", 100 * s), reps[k]
     }
 }

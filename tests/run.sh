@@ -87,6 +87,7 @@ run "watchdogs see every phase" 200 tests/watchdog_test.sh build/bin/rundb-no-wa
 echo "== sweep runner and plots"
 run "runner (tests/test_runner.py)" 600 /usr/bin/python3 -m unittest tests/test_runner.py
 run "plots (tests/test_plots.py)" 300 /usr/bin/python3 -m unittest tests/test_plots.py
+run "cpu usage per phase (tests/test_cpu_usage.py)" 120 /usr/bin/python3 -m unittest tests/test_cpu_usage.py
 run "pin plans (tests/test_pin_plan.py)" 120 /usr/bin/python3 -m unittest tests/test_pin_plan.py
 run "open loop (tests/test_open_loop.py)" 120 /usr/bin/python3 -m unittest tests/test_open_loop.py
 run "network model (tests/test_network.py)" 120 /usr/bin/python3 -m unittest tests/test_network.py

@@ -1,0 +1,59 @@
+"""The result's per-phase CPU usage (storage/cpu_usage.c, "cpu" in the JSON result), the
+summary's kernel-time line and `make bench`'s sys% column (experiments/table.awk)."""
+import json
+import subprocess
+import tempfile
+import unittest
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = ROOT / "build" / "bin" / "rundb-silo"
+PHASES = ("load", "generate", "warmup", "window")
+KEYS = ("user_s", "sys_s", "sys_share", "minor_faults", "major_faults",
+        "voluntary_switches", "involuntary_switches")
+
+
+def run(*flags):
+    p = subprocess.run([str(BIN), "--threads", "2", *flags], capture_output=True, text=True,
+                       timeout=120, check=True)
+    return json.loads(p.stdout.strip().splitlines()[-1]), p.stderr
+
+
+class CpuUsage(unittest.TestCase):
+    def test_phases(self):
+        r, err = run("--workload", "tpcc", "--warehouses", "1", "--warmup", "0.3",
+                     "--duration", "1")
+        cpu = r["cpu"]
+        self.assertEqual(tuple(cpu), PHASES)
+        for phase in PHASES:
+            self.assertEqual(tuple(cpu[phase]), KEYS)
+            c = cpu[phase]
+            self.assertGreaterEqual(min(c[k] for k in KEYS), 0)
+            self.assertLessEqual(c["sys_share"], 1)
+        # the loaders write every row: most of the load's faults; two busy workers use
+        # up to two CPUs through the window (with slack for the main thread and rounding)
+        self.assertGreater(cpu["load"]["minor_faults"], 1000)
+        w = cpu["window"]
+        self.assertGreater(w["user_s"] + w["sys_s"], 0.3 * r["duration_s"])
+        self.assertLess(w["user_s"] + w["sys_s"], 2.5 * r["duration_s"])
+        share = w["sys_s"] / (w["user_s"] + w["sys_s"])
+        self.assertAlmostEqual(w["sys_share"], share, places=3)
+        self.assertEqual("cpu in the window" in err, share > 0.05, err)
+
+    def test_bench_table_column(self):
+        r, _ = run("--warmup", "0", "--duration", "0.2", "--rows", "10000")
+        with tempfile.TemporaryDirectory() as d:
+            f = Path(d) / "r.jsonl"
+            f.write_text(json.dumps(r, separators=(",", ":")) + "\n")
+            out = subprocess.run(["awk", "-f", str(ROOT / "experiments" / "table.awk"), str(f)],
+                                 capture_output=True, text=True, check=True).stdout
+        header, row = out.splitlines()[:2]
+        self.assertIn("sys%", header.split())
+        col = header.split().index("sys%")
+        want = f"{100 * r['cpu']['window']['sys_share']:.1f}%"
+        # "setting" holds spaces: count the columns from the right
+        self.assertEqual(row.split()[col - len(header.split())], want)
+
+
+if __name__ == "__main__":
+    unittest.main()
