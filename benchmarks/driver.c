@@ -37,6 +37,36 @@
 
 enum phase { PH_GENERATE, PH_WARMUP, PH_MEASURE, PH_STOP };
 
+/* Reserving ahead of the run's inserts (storage/table.h): a thread of the warm-up samples
+ * the tables' sizes at its start and at its middle, then reserves what the same rate
+ * needs until the window's end, RESERVE_MARGIN times over, within a quarter of the
+ * machine's memory. The window starts once it is done (a reservation longer than the
+ * warm-up's second half lengthens the warm-up). */
+#define RESERVE_MARGIN 1.25
+struct reserver {
+    pthread_t th;
+    double warmup_s, duration_s;
+    size_t bytes;
+    double seconds;
+};
+
+static void *reserver_main(void *arg)
+{
+    struct reserver *rv = arg;
+    struct catalog_sizes a, b;
+    catalog_sizes(&a);
+    double t0 = clock_now_s();
+    double half = rv->warmup_s / 2;
+    nanosleep(&(struct timespec){(time_t)half, (long)((half - (double)(time_t)half) * 1e9)},
+              NULL);
+    catalog_sizes(&b);
+    double t1 = clock_now_s(), ahead = t0 + rv->warmup_s + rv->duration_s - t1;
+    rv->bytes = catalog_reserve_ahead(&a, &b, RESERVE_MARGIN * ahead / (t1 - t0),
+                                      mem_phys_bytes() / 4);
+    rv->seconds = clock_now_s() - t1;
+    return NULL;
+}
+
 struct worker {
     int id;
     bool oversub; /* more threads than CPUs: back-off yields instead of spinning */
@@ -381,6 +411,12 @@ void driver_run(const struct workload *w, const struct options *o, struct run_re
     if (geo_on)
         geo_window_set(0);
     cpu_usage_now(&cu[CPU_WARMUP]);
+    struct reserver rv = {.warmup_s = o->warmup_s, .duration_s = o->duration_s};
+    bool reserving = o->reserve_ahead && o->warmup_s > 0;
+    if (reserving && pthread_create(&rv.th, NULL, reserver_main, &rv) != 0) {
+        fprintf(stderr, "cannot create the reserving thread\n");
+        exit(1);
+    }
     /* release: workers start after seeing the phase change (acquire) */
     atomic_store_explicit(&phase, PH_WARMUP, memory_order_release);
     deadline_phase("warmup");
@@ -388,6 +424,11 @@ void driver_run(const struct workload *w, const struct options *o, struct run_re
     sampler_start(&sm, feeds, n, &res->series, o->stall_timeout_s);
     if (o->warmup_s > 0)
         sampler_timed_phase(&sm, "warmup", sm.t0, o->warmup_s);
+    if (reserving) {
+        pthread_join(rv.th, NULL);
+        res->reserved_bytes = rv.bytes;
+        res->reserve_s = rv.seconds;
+    }
     cpu_usage_now(&cu[CPU_WINDOW]);
     atomic_store_explicit(&window_start, clock_ticks(), memory_order_relaxed);
     if (geo_on)

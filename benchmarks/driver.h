@@ -51,6 +51,8 @@ struct run_result {
     struct sm_stats sm;                 /* storage model (storage/storage_model.h), summed */
     struct recovery_result recovery;    /* client failure (--fail-commit-at) */
     struct cpu_usage cpu[CPU_NPHASES];  /* per phase, the whole process (storage/cpu_usage.h) */
+    size_t reserved_bytes;              /* reserved ahead in the warm-up (--reserve-ahead) */
+    double reserve_s;                   /* the reservation's time (in the warm-up) */
 };
 
 void driver_run(const struct workload *w, const struct options *o, struct run_result *res);

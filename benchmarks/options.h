@@ -19,6 +19,7 @@ struct options {
     int threads;
     enum pin_policy pin;
     double warmup_s, duration_s;
+    bool reserve_ahead; /* storage/table.h catalog_reserve_ahead, in the warm-up */
     uint64_t seed;
     const char *out;
     bool verify;

@@ -386,6 +386,9 @@ static void cpu_json(FILE *f, const struct report_in *in)
         cpu_one_json(f, names[k], &in->res->cpu[k]);
     }
     fputs("},", f);
+    fprintf(f, "\"reserve_ahead\":{\"on\":%s,\"bytes\":%zu,\"s\":%.3f},",
+            in->o->reserve_ahead && in->o->warmup_s > 0 ? "true" : "false",
+            in->res->reserved_bytes, in->res->reserve_s);
 }
 
 /* "git_rev". */

@@ -400,21 +400,37 @@ static void idx_help_move(struct idx_hash *h, struct idx_table *tb, struct idx_t
 /* Starts a growth of tb (the current table): links a table of 2^GROW_BITS times the
  * buckets as its next; the buckets then move in chunks, one chunk per insert
  * (idx_help_move), so no insert pauses for the whole table. The caller won h->growing. */
-static void idx_grow_start(struct idx_hash *h, struct idx_table *tb)
+static unsigned idx_bits(const struct idx_table *tb)
 {
     unsigned bits = 0;
     while (((size_t)1 << bits) <= tb->mask)
         bits++;
-    if (bits + GROW_BITS > MAX_BUCKET_BITS) {
+    return bits;
+}
+
+/* Links a table of 2^bits buckets as tb's next (bits > tb's; populated: its pages faulted
+ * in first, idx_hash_reserve's). Returns its bytes, 0 if bits is past the cap. */
+static size_t idx_grow_to(struct idx_hash *h, struct idx_table *tb, unsigned bits, bool populated)
+{
+    if (bits > MAX_BUCKET_BITS) {
         atomic_store_explicit(&h->growing, false, memory_order_release);
-        return;
+        return 0;
     }
-    struct idx_table *nt = idx_table_new(bits + GROW_BITS);
+    struct idx_table *nt = idx_table_new(bits);
+    size_t bytes = ((size_t)1 << bits) * sizeof(struct idx_bucket);
+    if (populated)
+        mem_populate(nt->buckets, bytes);
     nt->older = tb;
     /* release: publishes nt (its zeroed buckets) to whoever follows next (MOVED, or a
      * helper in idx_hash_insert) */
     SHW(SHW_TABLE);
     atomic_store_explicit(&tb->next, nt, memory_order_release);
+    return bytes;
+}
+
+static void idx_grow_start(struct idx_hash *h, struct idx_table *tb)
+{
+    idx_grow_to(h, tb, idx_bits(tb) + GROW_BITS, false);
 }
 
 /* This thread's size-counter stripe, numbered once per thread in order of first use. */
@@ -494,6 +510,37 @@ bool idx_hash_remove(struct idx_hash *h, uint64_t key)
 }
 
 size_t idx_hash_buckets(struct idx_hash *h) { return idx_cur(h)->mask + 1; }
+
+size_t idx_hash_reserve(struct idx_hash *h, size_t keys)
+{
+    unsigned bits = 0;
+    while (bits < MAX_BUCKET_BITS && GROW_KEYS_PER_BUCKET * ((size_t)1 << bits) < keys)
+        bits++;
+    size_t bytes = 0;
+    struct waiter wt = WAITER_LATCH;
+    for (;;) {
+        struct idx_table *cur = idx_cur(h), *nt = idx_next(cur);
+        if (nt != NULL) { /* a growth under way (ours or an inserter's): help it end */
+            size_t claimed = atomic_load_explicit(&cur->claim, memory_order_relaxed);
+            if (claimed <= cur->mask)
+                idx_help_move(h, cur, nt);
+            else
+                wait_round(&wt); /* the last chunks are someone else's */
+            continue;
+        }
+        if (idx_bits(cur) >= bits)
+            return bytes;
+        /* acquire: pairs with the release store that ended the previous growth */
+        if (atomic_exchange_explicit(&h->growing, true, memory_order_acquire)) {
+            wait_round(&wt);
+            continue;
+        }
+        if (idx_cur(h) == cur && idx_next(cur) == NULL) /* not grown meanwhile */
+            bytes += idx_grow_to(h, cur, bits, true);
+        else
+            atomic_store_explicit(&h->growing, false, memory_order_release);
+    }
+}
 
 const char *idx_hash_kind(void)
 {

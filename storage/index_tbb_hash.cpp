@@ -78,6 +78,13 @@ size_t idx_hash_buckets(struct idx_hash *h)
     return h->map.bucket_count();
 }
 
+size_t idx_hash_reserve(struct idx_hash *h, size_t keys)
+{
+    (void)h; /* tbb::concurrent_hash_map::rehash is not safe against concurrent use */
+    (void)keys;
+    return 0;
+}
+
 const char *idx_hash_kind(void)
 {
     return "tbb";

@@ -144,6 +144,21 @@ void mem_free_shared(void *p, size_t size)
     free(p);
 }
 
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14's uapi value, for older headers */
+#endif
+
+bool mem_populate(void *p, size_t size)
+{
+    return madvise(p, size, MADV_POPULATE_WRITE) == 0;
+}
+
+size_t mem_phys_bytes(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? (size_t)pages * (size_t)page : 0;
+}
+
 size_t mem_rss_bytes(void)
 {
     FILE *f = fopen("/proc/self/statm", "r");

@@ -9,6 +9,7 @@
 #ifndef STORAGE_MEM_H
 #define STORAGE_MEM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Once, before any thread starts: probes NUMA. Shared regions not placed on one node are
@@ -35,6 +36,12 @@ void mem_free_shared(void *p, size_t size);
 
 /* The process's resident set size in bytes (/proc/self/statm; 0 if unreadable). */
 size_t mem_rss_bytes(void);
+/* Faults [p, p + size) in for writing now (madvise MADV_POPULATE_WRITE, Linux 5.14+; p
+ * page-aligned), leaving its contents as they are, so it is safe while other threads use
+ * the memory. False where the kernel cannot (the pages then fault in on first touch). */
+bool mem_populate(void *p, size_t size);
+/* Physical memory of the machine, bytes (0 if unknown). */
+size_t mem_phys_bytes(void);
 
 /* Number of NUMA nodes seen (1 where NUMA is unavailable). */
 int mem_numa_nodes(void);

@@ -76,6 +76,8 @@ static struct table *create(const char *name, const struct schema *s, uint64_t r
         for (int k = 0; k <= TABLE_MAX_NODES; k++) {
             pthread_mutex_init(&t->streams[k].lock, NULL);
             t->streams[k].next = t->streams[k].end = 0;
+            t->streams[k].spares = NULL;
+            t->streams[k].spares_tail = &t->streams[k].spares;
         }
     }
     t->max_chunks = ((uint64_t)1 << 34) >> shift; /* up to 2^34 rows per table */
@@ -111,8 +113,13 @@ void table_destroy(struct table *t)
     if (t->primary)
         idx_hash_destroy(t->primary);
     catalog[t->id] = NULL;
-    for (int k = 0; t->streams && k <= TABLE_MAX_NODES; k++)
+    for (int k = 0; t->streams && k <= TABLE_MAX_NODES; k++) {
+        for (struct table_spare *sp = t->streams[k].spares, *nx; sp; sp = nx) {
+            nx = sp->next;
+            mem_free(sp);
+        }
         pthread_mutex_destroy(&t->streams[k].lock);
+    }
     mem_free(t->streams);
     mem_free(t->chunks);
     pthread_mutex_destroy(&t->chunk_lock);
@@ -169,6 +176,15 @@ static uint64_t reserve_placed(struct table *t, int node)
     struct table_stream *st = &t->streams[node >= 0 && node < TABLE_MAX_NODES ? node + 1 : 0];
     SHW(SHW_TABLE);
     pthread_mutex_lock(&st->lock);
+    if (st->next == st->end && st->spares) { /* a chunk reserved ahead */
+        struct table_spare *sp = st->spares;
+        st->spares = sp->next;
+        if (!st->spares)
+            st->spares_tail = &st->spares;
+        st->next = sp->start;
+        st->end = sp->start + ((uint64_t)1 << t->chunk_shift);
+        mem_free(sp);
+    }
     if (st->next == st->end) { /* chunk sizes are multiples of ROW_BLOCK: never partial */
         uint64_t rows = (uint64_t)1 << t->chunk_shift;
         pthread_mutex_lock(&t->chunk_lock);
@@ -286,6 +302,111 @@ void table_free_row(struct row_freelist *fl, struct row *r)
     /* sm_state stays: a cache slot of the storage model may still hold the row */
     r->key = (uint64_t)(uintptr_t)fl->head[t->id];
     fl->head[t->id] = r;
+}
+
+void catalog_sizes(struct catalog_sizes *s)
+{
+    s->ntables = catalog_count();
+    for (int i = 0; i < s->ntables; i++) {
+        struct table *t = catalog[i];
+        s->rows[i] = t ? table_nrows(t) : 0;
+        s->keys[i] = t && t->primary ? idx_hash_size(t->primary) : 0;
+    }
+}
+
+/* A placed table's share of `rows` for each stream in use: whole chunks allocated on the
+ * stream's node, faulted in, and queued as the stream's spares. */
+static size_t reserve_placed_ahead(struct table *t, uint64_t rows)
+{
+    int used[TABLE_MAX_NODES + 1], n = 0;
+    for (int k = 0; k <= TABLE_MAX_NODES; k++) {
+        pthread_mutex_lock(&t->streams[k].lock);
+        if (t->streams[k].end > 0)
+            used[n++] = k;
+        pthread_mutex_unlock(&t->streams[k].lock);
+    }
+    uint64_t per_chunk = (uint64_t)1 << t->chunk_shift;
+    size_t chunk_bytes = per_chunk * t->stride, bytes = 0;
+    uint64_t chunks = n ? (rows / (uint64_t)n + per_chunk - 1) / per_chunk : 0;
+    for (int u = 0; u < n; u++)
+        for (uint64_t j = 0; j < chunks; j++) {
+            struct table_stream *st = &t->streams[used[u]];
+            unsigned char *p = mem_alloc_shared_on(chunk_bytes, used[u] - 1);
+            mem_populate(p, chunk_bytes);
+            struct table_spare *sp = mem_alloc(sizeof(*sp));
+            sp->next = NULL;
+            pthread_mutex_lock(&st->lock);
+            pthread_mutex_lock(&t->chunk_lock); /* the order reserve_placed takes them in */
+            /* relaxed: nrows of a placed table is only written under chunk_lock */
+            uint64_t i = atomic_load_explicit(&t->nrows, memory_order_relaxed);
+            if ((i >> t->chunk_shift) >= t->max_chunks) {
+                pthread_mutex_unlock(&t->chunk_lock);
+                pthread_mutex_unlock(&st->lock);
+                mem_free(sp);
+                mem_free_shared(p, chunk_bytes);
+                return bytes;
+            }
+            /* release both, as reserve_placed: the chunk's zero rows are skipped by scans */
+            atomic_store_explicit(&t->chunks[i >> t->chunk_shift], p, memory_order_release);
+            atomic_store_explicit(&t->nrows, i + per_chunk, memory_order_release);
+            pthread_mutex_unlock(&t->chunk_lock);
+            sp->start = i;
+            *st->spares_tail = sp;
+            st->spares_tail = &sp->next;
+            pthread_mutex_unlock(&st->lock);
+            bytes += chunk_bytes;
+        }
+    return bytes;
+}
+
+/* Allocates and faults in t's chunks for rows [nrows, nrows + rows); its bytes. Safe
+ * against inserters: chunk_get publishes a chunk once, and populating changes no byte. */
+static size_t reserve_rows_ahead(struct table *t, uint64_t rows)
+{
+    if (rows && t->streams)
+        return reserve_placed_ahead(t, rows);
+    uint64_t from = table_nrows(t), last = from + rows - 1;
+    if (rows == 0 || (last >> t->chunk_shift) >= t->max_chunks)
+        return 0;
+    size_t chunk_bytes = ((size_t)1 << t->chunk_shift) * t->stride, bytes = 0;
+    for (uint64_t c = from >> t->chunk_shift; c <= last >> t->chunk_shift; c++) {
+        mem_populate(chunk_get(t, c), chunk_bytes);
+        bytes += chunk_bytes;
+    }
+    return bytes;
+}
+
+size_t catalog_reserve_ahead(const struct catalog_sizes *before, const struct catalog_sizes *now,
+                             double factor, size_t budget)
+{
+    uint64_t rows[MAX_TABLES] = {0};
+    size_t keys[MAX_TABLES] = {0};
+    double want = 0;
+    for (int i = 0; i < now->ntables && i < before->ntables; i++) {
+        struct table *t = catalog[i];
+        /* rows handed out (a placed table's in whole chunks) or, finer, keys committed */
+        uint64_t grown = now->rows[i] > before->rows[i] ? now->rows[i] - before->rows[i] : 0;
+        if (now->keys[i] > before->keys[i] && now->keys[i] - before->keys[i] > grown)
+            grown = now->keys[i] - before->keys[i];
+        if (!t || !grown)
+            continue;
+        rows[i] = (uint64_t)(factor * (double)grown);
+        if (t->primary && now->keys[i] > before->keys[i])
+            keys[i] = (size_t)(factor * (double)(now->keys[i] - before->keys[i]));
+        /* an index bucket (64 bytes) per two keys, allocated once for all of them */
+        want += (double)rows[i] * t->stride + (double)keys[i] * 32;
+    }
+    double scale = want > (double)budget ? (double)budget / want : 1;
+    size_t bytes = 0;
+    for (int i = 0; i < now->ntables; i++) {
+        if (!rows[i])
+            continue;
+        bytes += reserve_rows_ahead(catalog[i], (uint64_t)(scale * (double)rows[i]));
+        if (keys[i])
+            bytes += idx_hash_reserve(catalog[i]->primary,
+                                      now->keys[i] + (size_t)(scale * (double)keys[i]));
+    }
+    return bytes;
 }
 
 struct table *catalog_table(int id) { return catalog[id]; }

@@ -95,6 +95,12 @@ struct table {
         alignas(CACHE_LINE) pthread_mutex_t lock;
         uint64_t next, end;
         _Atomic(struct row *) returned;
+        /* chunks reserved ahead for this stream (catalog_reserve_ahead), taken in order
+         * before a new one is allocated; under lock */
+        struct table_spare {
+            uint64_t start;
+            struct table_spare *next;
+        } *spares, **spares_tail;
     } *streams;
 };
 
@@ -171,6 +177,27 @@ static inline struct row *table_new_row_from(struct row_freelist *fl, struct tab
     r->key = key;
     return r;
 }
+
+/* ---- reserving ahead of a run's inserts (the driver, during the warm-up) ----
+ * A table that grows (TPC-C's orders, order lines, history) allocates a chunk of rows as
+ * its inserts reach it and faults its pages in as they write it; its primary index grows
+ * its bucket array the same way. In the measured window that is kernel time (page
+ * clearing, most of it) that measures memory management, not concurrency control. So the
+ * driver samples every table's size twice in the warm-up and, from the rate between the
+ * samples, has each table allocate and fault in the chunks, and its index grow to the
+ * bucket array, that the rest of the run will need, within a memory budget. Past the
+ * reservation, rows and buckets are allocated and faulted in on demand as before. */
+struct catalog_sizes {
+    int ntables;
+    uint64_t rows[MAX_TABLES]; /* table_nrows */
+    size_t keys[MAX_TABLES];   /* primary index keys (0: no primary index) */
+};
+void catalog_sizes(struct catalog_sizes *s);
+/* Reserves for every table `factor` times its growth from `before` to `now` (rows and
+ * primary keys), scaled down to fit `budget` bytes (a placed table: split over the
+ * streams in use, as whole chunks on each one's node). Returns the bytes reserved. */
+size_t catalog_reserve_ahead(const struct catalog_sizes *before, const struct catalog_sizes *now,
+                             double factor, size_t budget);
 
 /* Row number i (< table_nrows) in allocation order. */
 static inline struct row *table_row_at(struct table *t, uint64_t i)
