@@ -204,6 +204,11 @@ static const struct opt_def defs[] = {
     {"partition-by-warehouse", OK_FLAG, OFF(partition_by_warehouse), 0, 0, false, "off",
      "tpcc: no two threads share a DISTRICT row, nor a WAREHOUSE row unless threads > "
      "warehouses (each thread keeps to its own warehouses and districts)"},
+    {"remote", OK_ONOFF, OFF(tpcc_remote), 0, 0, false, "on",
+     "tpcc: on or off: remote accesses as the specification has them (Payment's 15% "
+     "remote customers, NewOrder's 1% remote supply warehouse per line); off: every "
+     "access in the home warehouse (with --partition-by-warehouse and threads <= "
+     "warehouses no two threads share a row, so even none runs correctly: the no-CC bound)"},
     {"len", OK_INT, OFF(len), 1, 4096, false, "64",
      "synth: random reads per transaction (besides the hot read-modify-write)"},
     {"distance", OK_DOUBLE, OFF(distance), 0, 1, false, "0",

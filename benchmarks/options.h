@@ -73,6 +73,7 @@ struct options {
     int warehouses;
     int mix; /* enum tpcc_mix */
     bool partition_by_warehouse;
+    bool tpcc_remote; /* --remote: the specification's remote accesses */
     /* synth */
     int len;
     double distance;

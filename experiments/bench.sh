@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `make bench`: YCSB runs of every variant on 1 M rows of 10 x 10 bytes (DBx1000's
 # default schema), 16 requests, at theta 0.99 / 50% reads and theta 0.6 / 90% reads, with
-# 1 and 2 threads, and TPC-C NewOrder + Payment at 1 and 2 warehouses with 2 threads;
+# 1 and 2 threads, and TPC-C NewOrder + Payment at 1 and 2 warehouses with 2 threads, and
+# at 2 warehouses partitioned without remote accesses (none's bound);
 # BENCH_REPS repetitions (default 3) of BENCH_DURATION seconds (default 3) each; prints
 # the median of each point. Results go to results/bench-<time>.jsonl. BENCH_VARIANTS,
 # BENCH_THREADS and BENCH_WAREHOUSES narrow the grid.
@@ -37,6 +38,16 @@ for wh in ${BENCH_WAREHOUSES:-1 2}; do
             build/bin/rundb-$v --workload tpcc --mix neworder-payment --warehouses "$wh" \
                 --threads 2 --warmup 1 --duration "$dur" --seed "$r" --out "$out" >/dev/null 2>&1
         done
+    done
+done
+# the no-CC bound for TPC-C: 2 warehouses, 2 threads, no thread shares a row (partitioned,
+# no remote accesses), so none runs correctly; every variant beside it
+for r in $(seq 1 "$reps"); do
+    for v in $variants; do
+        echo "rep $r: $v tpcc 2 warehouses partitioned, local" >&2
+        build/bin/rundb-$v --workload tpcc --mix neworder-payment --warehouses 2 \
+            --partition-by-warehouse --remote off --threads 2 --warmup 1 --duration "$dur" \
+            --seed "$r" --out "$out" >/dev/null 2>&1
     done
 done
 echo "results: $out" >&2

@@ -35,8 +35,9 @@ function median(list,    a, n, i, j, t) {
     else if (wl == "synth")
         setting = sprintf("synth len %s distance %s", num("len"), num("distance"))
     else if (wl == "tpcc")
-        setting = sprintf("tpcc %s wh %s%s", str("mix"), num("warehouses"),
-                          $0 ~ /"partition-by-warehouse":true/ ? " partitioned" : "")
+        setting = sprintf("tpcc %s wh %s%s%s", str("mix"), num("warehouses"),
+                          $0 ~ /"partition-by-warehouse":true/ ? " partitioned" : "",
+                          $0 ~ /"remote":false/ ? " local" : "")
     else if (wl == "bank")
         setting = sprintf("bank accounts %s hot %s", num("accounts"), num("hot-accounts"))
     k = setting SUBSEP num("threads") SUBSEP str("variant")
