@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "benchmarks/anomaly.h"
 #include "benchmarks/build_info.h"
 #include "benchmarks/deadline.h"
 #include "benchmarks/driver.h"
@@ -101,6 +102,8 @@ int main(int argc, char **argv)
     }
     mem_init(topo_plan_nodes());
     clock_calibrate();
+    if (o.anomalies) /* the anomaly matrix instead of a workload */
+        return anomaly_main(&o);
     if (*o.hang_in && !deadline_set_hang(o.hang_in, err, sizeof(err))) {
         fprintf(stderr, "rundb: %s\n", err);
         return 2;
