@@ -12,7 +12,8 @@
 #                       branch's total, no pair below its floor); the bank with a stall
 #                       timeout shorter than its window (no deadlock passes); the sketch
 #                       variants with the smallest sketch; TPC-C --check --verify
-#                       (tests/tpcc_test.sh fast); the storage model.
+#                       (tests/tpcc_test.sh fast); the storage model; the anomaly matrix
+#                       (tests/anomalies.sh --check: every variant's claimed level holds).
 #   tests/run.sh slow   `make check` runs it after the fast tier: the unit and variant
 #                       tests (ASan), the geo layer under TSan and ASan, the long cases (YCSB hot and the bank 2 s, YCSB 100k
 #                       rows, the bank at 16 threads, 64 threads ending within 2 s of the
@@ -113,6 +114,9 @@ for v in $variants; do
         ;;
     esac
 done
+
+echo "== the anomaly matrix: every variant prevents what its claimed level promises (tests/anomalies.sh)"
+run "anomaly matrix, claimed levels hold" 400 tests/anomalies.sh --check
 
 echo "== storage model: a small cache (more rows in use than slots), history check"
 run "no-wait ycsb storage model verify" 60 build/bin/rundb-no-wait $storage
