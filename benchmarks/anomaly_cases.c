@@ -13,6 +13,9 @@ const struct an_case an_cases[] = {
     /* write cycle: x ordered T1 -> T2, y ordered T2 -> T1 */
     {"G0", CC_LEVEL_RC, true, "T1 w x 11; T2 w x 12; T2 w y 22; T1 w y 21; T1 c; T2 c",
      "x=12 y=21"},
+    /* the same cycle with the writes crossed: under locking, a deadlock to resolve */
+    {"G0-cross", CC_LEVEL_RC, true, "T1 w x 11; T2 w y 22; T1 w y 21; T2 w x 12; T1 c; T2 c",
+     "x=12 y=21"},
     /* aborted read: T2 reads T1's write and commits; T1 then rolls back */
     {"G1a", CC_LEVEL_RC, true, "T1 w x 101; T1 l x; T2 r x; T2 c; T1 a", "s3=101"},
     /* intermediate read: T2 reads a value T1 overwrites before it commits */
