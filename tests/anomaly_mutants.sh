@@ -6,12 +6,16 @@
 # run of --verify on random load catches it (its verify row of tests/mutants.tsv, else
 # YCSB at high contention; one try, where tests/mutation_test.sh allows three). Prints a
 # Markdown table and the two counts: caught by the matrix only, by --verify only.
+# --doc: also write them between <!-- anomaly-mutants:begin --> and
+# <!-- anomaly-mutants:end --> of docs/anomalies.md.
 # Environment: ANOMALY_RUNS (default 3), BUILD_DIR (the build folder, default build).
 set -u
 cd "$(dirname "$0")/.."
 runs=${ANOMALY_RUNS:-3}
 B=${BUILD_DIR:-build}
 ycsb_hot="--duration 1 --workload ycsb --theta 0.99 --rows 1000 --read-ratio 0.5 --fields 4 --field-size 16"
+doc=""
+[ "${1:-}" = --doc ] && doc=docs/anomalies.md
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -26,6 +30,7 @@ while read -r name base flag check rest; do
     [ "$check" = verify ] && verify_flags[$name]=$rest
 done < <(awk '!/^#/ && NF' tests/mutants.tsv)
 
+{
 echo "| mutant | base | cases that differ from the base (mutant's cell) | matrix | --verify, one run |"
 echo "|---|---|---|---|---|"
 only_matrix=() only_verify=() both=() neither=()
@@ -61,3 +66,10 @@ done < <(awk '!/^#/ && NF && !seen[$1]++ {print $1, $2}' tests/mutants.tsv)
 echo
 echo "caught by both: ${#both[@]}; by the matrix only: ${#only_matrix[@]} (${only_matrix[*]:-});" \
     "by --verify only: ${#only_verify[@]} (${only_verify[*]:-}); by neither: ${#neither[@]} (${neither[*]:-})"
+} | tee "$tmp/table"
+if [ -n "$doc" ]; then
+    awk -v b="<!-- anomaly-mutants:begin -->" -v e="<!-- anomaly-mutants:end -->" -v t="$tmp/table" '
+        $0 == b { print; while ((getline l < t) > 0) print l; skip = 1; next }
+        $0 == e { skip = 0 }
+        !skip' "$doc" >"$doc.tmp" && mv "$doc.tmp" "$doc"
+fi
