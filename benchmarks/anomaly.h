@@ -117,7 +117,10 @@ void an_harness_start(double block_ms);
 bool an_harness_run(const struct an_script *s, struct an_run *r);
 void an_harness_stop(void);
 
-/* --anomalies: runs the cases, prints one line per case; the exit status. */
+/* --anomalies: false (with a message) when a flag that the matrix would ignore is given
+ * (the geo layer, --verify, the models, client failure); else anomaly_main runs the cases,
+ * prints one line per case, and returns the exit status. */
+bool anomaly_flags_ok(const struct options *o);
 int anomaly_main(const struct options *o);
 
 #endif

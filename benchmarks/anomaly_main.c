@@ -43,6 +43,19 @@ static const char *verdict(const struct an_case *c, enum cc_level claimed,
     return NULL;
 }
 
+bool anomaly_flags_ok(const struct options *o)
+{
+    const char *bad = *o->geo                                         ? "--geo"
+                      : o->verify                                     ? "--verify"
+                      : o->net_rtt_us > 0 || o->net_msg_cpu_us > 0    ? "the network model"
+                      : *o->storage || o->storage_latency_us > 0      ? "the storage model"
+                      : o->fail_commit_at_s > 0                       ? "--fail-commit-at"
+                                                                      : NULL;
+    if (bad)
+        fprintf(stderr, "rundb: --anomalies: %s does not apply to the anomaly matrix\n", bad);
+    return !bad;
+}
+
 int anomaly_main(const struct options *o)
 {
     const struct an_case *only = NULL;

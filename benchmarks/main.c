@@ -48,6 +48,8 @@ int main(int argc, char **argv)
 {
     struct options o;
     options_parse(&o, argc, argv);
+    if (o.anomalies && !anomaly_flags_ok(&o))
+        return 2;
     if (*o.geo) {
         struct geo_config c;
         char err[512];

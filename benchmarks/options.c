@@ -210,7 +210,7 @@ static const struct opt_def defs[] = {
     {"anomalies", OK_FLAG, OFF(anomalies), 0, 0, false, "off",
      "run the isolation anomaly matrix on this variant instead of a workload "
      "(docs/anomalies.md): one line per case, exit 1 if a case the variant's claimed level "
-     "prevents is allowed, flaky or hangs"},
+     "prevents is allowed in any run, or a run hangs"},
     {"anomaly-runs", OK_INT, OFF(anomaly_runs), 1, 100, false, "3",
      "anomaly matrix: runs of each case (differing outcomes: flaky)"},
     {"anomaly-block-ms", OK_DOUBLE, OFF(anomaly_block_ms), 1, 10000, false, "50",
