@@ -198,7 +198,8 @@ static void final_read(struct txn *t, int64_t *x, int64_t *y)
     }
 }
 
-/* Runs one job on w's thread (without mu) and records its result (under mu). */
+/* Runs one job on w's thread (without mu), then takes mu and records its result; returns
+ * holding mu (the caller marks the thread idle under it). */
 static void run_job(struct worker *w, int job)
 {
     if (job == JOB_FINAL) {
