@@ -4,7 +4,7 @@
 #   tsan     build/tsan/bin/rundb-<variant>     ThreadSanitizer (system malloc)
 # Targets: all (release), run (main job), test (the fast tier), check (the rest: sanitizers,
 #   long cases, mutation, shared writes), bench, figures, asan, tsan, unit, mutation,
-#   shared-writes, deps, clean.
+#   shared-writes, anomalies (the isolation anomaly matrix), anomaly-mutants, deps, clean.
 # Make variables: INDEX=own|tbb (hash index), VARIANT=<name> (build just one), STATS=0|1.
 
 CC := gcc
@@ -87,7 +87,8 @@ INDEX_SRCS := $(INDEX_SRC_$(INDEX)) storage/index_tbb_ordered.cpp
 # C++ files of the generic code, in every variant and flavor (the unit tests' too)
 GENERIC_CXX_SRCS := cc/geo_deploy.cpp
 
-.PHONY: all run test check bench figures asan tsan unit deps clean mutation shared-writes
+.PHONY: all run test check bench figures asan tsan unit deps clean mutation shared-writes \
+	anomalies anomaly-mutants
 all: $(foreach v,$(VARIANTS),$(B)/bin/rundb-$(v))
 
 # Generic code is compiled once per (flavor, CC_META_SIZE): it never depends on the
@@ -236,6 +237,17 @@ mutation:
 shared-writes:
 	@tests/install_deps.sh && $(MAKE) --no-print-directory -j$(NPROC) \
 		$(foreach v,$(VARIANTS),$(B)/shw/bin/rundb-$(v)) && /usr/bin/python3 tests/shared_writes.py
+
+# The isolation anomaly matrix (docs/anomalies.md): every case on every variant
+# (VARIANT=v: that one), one Markdown table; the mutants of tests/mutants.tsv through it,
+# beside one --verify run each.
+anomalies:
+	@tests/install_deps.sh && $(MAKE) --no-print-directory -j$(NPROC) all && \
+		tests/anomalies.sh --bin $(B)/bin $(VARIANTS)
+anomaly-mutants:
+	@tests/install_deps.sh && $(MAKE) --no-print-directory -j$(NPROC) \
+		$(foreach m,$(MUTANTS),$(B)/mutants/rundb-$(m)) \
+		$(foreach v,$(MUTANT_BASES),$(B)/bin/rundb-$(v)) && BUILD_DIR=$(B) tests/anomaly_mutants.sh
 
 # Every spec of experiments/specs at the quick scale, every figure into results/figures.
 figures:

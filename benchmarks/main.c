@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "benchmarks/anomaly.h"
 #include "benchmarks/build_info.h"
 #include "benchmarks/deadline.h"
 #include "benchmarks/driver.h"
@@ -47,6 +48,8 @@ int main(int argc, char **argv)
 {
     struct options o;
     options_parse(&o, argc, argv);
+    if (o.anomalies && !anomaly_flags_ok(&o))
+        return 2;
     if (*o.geo) {
         struct geo_config c;
         char err[512];
@@ -101,6 +104,8 @@ int main(int argc, char **argv)
     }
     mem_init(topo_plan_nodes());
     clock_calibrate();
+    if (o.anomalies) /* the anomaly matrix instead of a workload */
+        return anomaly_main(&o);
     if (*o.hang_in && !deadline_set_hang(o.hang_in, err, sizeof(err))) {
         fprintf(stderr, "rundb: %s\n", err);
         return 2;

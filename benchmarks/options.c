@@ -220,6 +220,18 @@ static const struct opt_def defs[] = {
     {"dump", OK_STR, OFF(dump), 0, 0, false, "",
      "tpcc: after the run, write the database as CSV files (one per table) into this "
      "directory"},
+    {"anomalies", OK_FLAG, OFF(anomalies), 0, 0, false, "off",
+     "run the isolation anomaly matrix on this variant instead of a workload "
+     "(docs/anomalies.md): one line per case, exit 1 if a case the variant's claimed level "
+     "prevents is allowed in any run, or a run hangs"},
+    {"anomaly-runs", OK_INT, OFF(anomaly_runs), 1, 100, false, "3",
+     "anomaly matrix: runs of each case (differing outcomes: flaky)"},
+    {"anomaly-block-ms", OK_DOUBLE, OFF(anomaly_block_ms), 1, 10000, false, "50",
+     "anomaly matrix: a step that has not returned after this many milliseconds is blocked"},
+    {"anomaly-case", OK_STR, OFF(anomaly_case), 0, 0, false, "",
+     "anomaly matrix: only this case (its name, e.g. G2-item); empty: every case"},
+    {"anomaly-trace", OK_FLAG, OFF(anomaly_trace), 0, 0, false, "off",
+     "anomaly matrix: print every run's steps and results on stderr"},
 };
 #define NDEFS (sizeof(defs) / sizeof(defs[0]))
 

@@ -80,6 +80,12 @@ struct options {
     /* after the run */
     bool check;
     const char *dump;
+    /* the anomaly matrix instead of a workload (benchmarks/anomaly.h) */
+    bool anomalies;
+    int anomaly_runs;
+    double anomaly_block_ms;
+    const char *anomaly_case; /* "": every case */
+    bool anomaly_trace;
 };
 
 void options_parse(struct options *o, int argc, char **argv);

@@ -46,6 +46,10 @@ enum access_type {
     ACC_DELETE,   /* exclusive access, row removed from its index at commit */
 };
 
+/* Isolation levels, weakest first: what an algorithm claims. txn_level_claimed (part 1)
+ * derives it from cc_alg_strict, cc_alg_serializable and cc_alg_weak_level. */
+enum cc_level { CC_LEVEL_NONE, CC_LEVEL_RC, CC_LEVEL_RR, CC_LEVEL_SER, CC_LEVEL_STRICT };
+
 /* ---- 1. Transaction API (workloads) ---- */
 
 /* Per-thread transaction context; `verify` turns on history recording. */
@@ -125,6 +129,11 @@ enum rc txn_delete(struct txn *t, struct row *r);
 void txn_index_insert(struct txn *t, struct idx_ordered *o, uint64_t key, struct row *r);
 void txn_index_remove(struct txn *t, struct idx_ordered *o, uint64_t key);
 
+/* The linked algorithm's claimed isolation level (enum cc_level, part 2) and its name
+ * ("none", "read committed", "repeatable read", "serializable", "strict serializable"). */
+enum cc_level txn_level_claimed(void);
+const char *txn_level_name(enum cc_level l);
+
 const struct txn_stats *txn_stats(const struct txn *t);
 /* The network model (cc/netmodel.h): the tick at which the last commit's outcome reached
  * the client (0: the model is off), and the thread's counters. */
@@ -145,6 +154,10 @@ void txn_add_backoff(struct txn *t, uint64_t ticks);
  * promises only: no dirty read, no lost update). */
 extern const char cc_alg_name[];
 extern const bool cc_alg_serializable;
+/* Optional, read only where cc_alg_serializable is false: the weaker level the algorithm
+ * claims instead (CC_LEVEL_RC or CC_LEVEL_RR, the RCC variants); undefined: none at all
+ * (NONE). The generic layer references it weakly. */
+extern const enum cc_level cc_alg_weak_level;
 /* Optional: true where the algorithm protects only the columns a read declares (RCC-C),
  * so --verify records only those as read (cc/txn.c, hist_reads); row-grain algorithms
  * leave it undefined (the generic layer references it weakly). */

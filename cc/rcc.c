@@ -97,6 +97,7 @@
 const char cc_alg_name[] =
     "RCC" CAT(NAME_DL_, RCC_DEADLOCK) CAT(NAME_COL_, RCC_COLUMNAR) CAT(NAME_ISO_, RCC_ISO);
 const bool cc_alg_serializable = RCC_ISO == RCC_SER;
+const enum cc_level cc_alg_weak_level = RCC_ISO == RCC_RC ? CC_LEVEL_RC : CC_LEVEL_RR; /* cc.h */
 /* Network rounds (cc/netmodel.h; ours): execute / prepare (the pre-commit wait for the
  * predecessors) / commit: 3 rounds, 2 RTTs. */
 const struct cc_net_rounds cc_net_rounds = {.prepare = true, .decides_in_commit = true};

@@ -156,6 +156,26 @@ struct hist_log *txn_take_history(struct txn *t)
 
 enum abort_reason txn_abort_reason(const struct txn *t) { return t->reason; }
 
+/* Optional declarations of the algorithm (see cc.h): weak, NULL where not defined. */
+extern const bool cc_alg_strict __attribute__((weak));
+extern const enum cc_level cc_alg_weak_level __attribute__((weak));
+
+enum cc_level txn_level_claimed(void)
+{
+    if (&cc_alg_strict && cc_alg_strict)
+        return CC_LEVEL_STRICT;
+    if (cc_alg_serializable)
+        return CC_LEVEL_SER;
+    return &cc_alg_weak_level ? cc_alg_weak_level : CC_LEVEL_NONE;
+}
+
+const char *txn_level_name(enum cc_level l)
+{
+    static const char *const names[] = {"none", "read committed", "repeatable read",
+                                        "serializable", "strict serializable"};
+    return l <= CC_LEVEL_STRICT ? names[l] : "?";
+}
+
 /* A fresh attempt id, or with --verify a fresh version id: (thread + 1) << 40 | counter,
  * so attempt and version ids never collide (cc/history.h). */
 static inline uint64_t next_id(struct txn *t)

@@ -23,6 +23,9 @@ expect_bad() { # expect_bad ARGS...: exit 2, one stderr line, nothing on stdout
 }
 
 expect_bad --no-such-flag
+expect_bad --anomalies --verify # the anomaly matrix ignores no flag silently
+expect_bad --anomalies --anomaly-case no-such-case
+expect_bad --anomaly-runs 0
 expect_bad --fail-commit-at 1 --duration 1 # no-wait has no recovery protocol
 expect_bad --fail-commit-at -1
 expect_bad --recovery-timeout-ms 0

@@ -12,13 +12,15 @@
 #                       branch's total, no pair below its floor); the bank with a stall
 #                       timeout shorter than its window (no deadlock passes); the sketch
 #                       variants with the smallest sketch; TPC-C --check --verify
-#                       (tests/tpcc_test.sh fast); the storage model.
+#                       (tests/tpcc_test.sh fast); the storage model; the anomaly matrix
+#                       (tests/anomalies.sh --check: every variant's claimed level holds).
 #   tests/run.sh slow   `make check` runs it after the fast tier: the unit and variant
 #                       tests (ASan), the geo layer under TSan and ASan, the long cases (YCSB hot and the bank 2 s, YCSB 100k
 #                       rows, the bank at 16 threads, 64 threads ending within 2 s of the
 #                       window), more storage-model cases, TPC-C's longer cases
-#                       (tests/tpcc_test.sh slow), YCSB and bank under ThreadSanitizer, one
-#                       AddressSanitizer run a variant.
+#                       (tests/tpcc_test.sh slow), YCSB and bank under ThreadSanitizer, the
+#                       anomaly matrix under TSan and ASan, one AddressSanitizer run a
+#                       variant.
 # Ends with "N passed, N failed"; exit status 1 if anything failed.
 set -u
 cd "$(dirname "$0")/.."
@@ -115,6 +117,9 @@ for v in $variants; do
     esac
 done
 
+echo "== the anomaly matrix: every variant prevents what its claimed level promises (tests/anomalies.sh)"
+run "anomaly matrix, claimed levels hold" 400 tests/anomalies.sh --check
+
 echo "== storage model: a small cache (more rows in use than slots), history check"
 run "no-wait ycsb storage model verify" 60 build/bin/rundb-no-wait $storage
 # timestamps in the row are metadata on storage; FPSketch's never touch it
@@ -207,6 +212,11 @@ for v in silo no-wait; do
     run "asan $v geo 2pc majority lost" 120 build/asan/bin/rundb-$v $geo \
         --commit 2pc --lose-majority 2@0.3+0.4
 done
+
+echo "== the anomaly matrix under ThreadSanitizer and AddressSanitizer"
+tsan_variants=$(grep -vx none <<<"$variants")
+run "tsan anomaly matrix, claimed levels hold" 600 env ANOMALY_BLOCK_MS=200 tests/anomalies.sh --check --bin build/tsan/bin $tsan_variants
+run "asan anomaly matrix, claimed levels hold" 600 env ANOMALY_BLOCK_MS=200 tests/anomalies.sh --check --bin build/asan/bin
 
 echo "== AddressSanitizer"
 for v in $variants; do
