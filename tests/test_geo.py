@@ -1,7 +1,7 @@
 """The geo-distributed commit layer (--geo, cc/geo.h): off by default; exact low-load
 timing of each protocol (1 client, uniform delays, scaled): commit latency and CC period
 at the client's datacenter's leader and at remote ones, against the message paths of
-README's table; D2PC's CC period per leader with unequal delays (the seed's
+docs/geo.md's table; D2PC's CC period per leader with unequal delays (the seed's
 max_i (L_ai + L_ib - L_ab) / 2); --verify and the layer's own checks on every protocol x
 CC pairing under contention, with and without read optimisation; write-read dependencies
 and carousel's slow path seen; a host that misses its deadlines marked invalid; the
