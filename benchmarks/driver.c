@@ -40,30 +40,47 @@ enum phase { PH_GENERATE, PH_WARMUP, PH_MEASURE, PH_STOP };
 /* Reserving ahead of the run's inserts (storage/table.h): a thread of the warm-up samples
  * the tables' sizes at its start and at its middle, then reserves what the same rate
  * needs until the window's end, RESERVE_MARGIN times over, within a quarter of the
- * machine's memory. The window starts once it is done (a reservation longer than the
- * warm-up's second half lengthens the warm-up). */
+ * machine's memory. That rate is the warm-up's coldest (its inserts fault their memory
+ * in), so it samples again, from the reservation's end over the rest of the warm-up (at
+ * least a quarter of it), and tops the reservation up to what that rate needs over the
+ * whole window. The window starts once it is done (a reservation longer than the
+ * warm-up lengthens the warm-up). */
 #define RESERVE_MARGIN 1.25
 struct reserver {
     pthread_t th;
     double warmup_s, duration_s;
     size_t bytes;
-    double seconds;
+    double seconds; /* reserving, the sampling in between excluded */
 };
+
+static void sleep_s(double s)
+{
+    if (s > 0)
+        nanosleep(&(struct timespec){(time_t)s, (long)((s - (double)(time_t)s) * 1e9)}, NULL);
+}
 
 static void *reserver_main(void *arg)
 {
     struct reserver *rv = arg;
-    struct catalog_sizes a, b;
-    catalog_sizes(&a);
-    double t0 = clock_now_s();
-    double half = rv->warmup_s / 2;
-    nanosleep(&(struct timespec){(time_t)half, (long)((half - (double)(time_t)half) * 1e9)},
-              NULL);
-    catalog_sizes(&b);
-    double t1 = clock_now_s(), ahead = t0 + rv->warmup_s + rv->duration_s - t1;
-    rv->bytes = catalog_reserve_ahead(&a, &b, RESERVE_MARGIN * ahead / (t1 - t0),
-                                      mem_phys_bytes() / 4);
-    rv->seconds = clock_now_s() - t1;
+    struct catalog_sizes *a = mem_alloc(sizeof(*a)), *b = mem_alloc(sizeof(*b));
+    catalog_sizes(a);
+    double t0 = clock_now_s(), end = t0 + rv->warmup_s;
+    sleep_s(rv->warmup_s / 2);
+    catalog_sizes(b);
+    double t1 = clock_now_s();
+    rv->bytes = catalog_reserve_ahead(a, b, RESERVE_MARGIN * (end + rv->duration_s - t1) /
+                                                (t1 - t0), mem_phys_bytes() / 4);
+    double t2 = clock_now_s();
+    rv->seconds = t2 - t1;
+    catalog_sizes(a);
+    sleep_s(end - t2 > rv->warmup_s / 4 ? end - t2 : rv->warmup_s / 4);
+    catalog_sizes(b);
+    double t3 = clock_now_s();
+    rv->bytes += catalog_reserve_ahead(a, b, RESERVE_MARGIN * rv->duration_s / (t3 - t2),
+                                       mem_phys_bytes() / 4);
+    rv->seconds += clock_now_s() - t3;
+    mem_free(a);
+    mem_free(b);
     return NULL;
 }
 

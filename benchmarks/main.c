@@ -121,6 +121,7 @@ int main(int argc, char **argv)
     cpu_usage_now(&c0);
     deadline_phase("load");
     w->load(&o);
+    catalog_loaded();
     cpu_usage_now(&c1);
     struct report_in rep = {
         .o = &o, .w = w, .load_s = clock_now_s() - t0, .load_cpu = cpu_usage_sub(&c1, &c0)};

@@ -65,11 +65,12 @@ static const struct opt_def defs[] = {
      "numa_node: hwloc logical indexes; os_cpu) and exit; HWLOC_SYNTHETIC may describe "
      "another machine"},
     {"warmup", OK_DOUBLE, OFF(warmup_s), 0, 3600, false, "1", "seconds run before measuring"},
-    {"reserve-ahead", OK_ONOFF, OFF(reserve_ahead), 0, 0, false, "off",
+    {"reserve-ahead", OK_ONOFF, OFF(reserve_ahead), 0, 0, false, "on",
      "on or off: in the warm-up, growing tables allocate and fault in the rows (and their "
-     "indexes the buckets) the rest of the run will need at the warm-up's insert rate, so "
-     "the measured window faults in less memory (needs --warmup > 0; lengthens the warm-up "
-     "by the time it takes)"},
+     "indexes the buckets) the rest of the run will need at twice the warm-up's insert "
+     "rate (within a quarter of the memory), so the measured window faults in next to none "
+     "(needs --warmup > 0; lengthens the warm-up by the time it takes; past the reservation "
+     "memory faults in as it is first written)"},
     {"duration", OK_DOUBLE, OFF(duration_s), 0.01, 86400, false, "5", "seconds measured"},
     {"seed", OK_U64, OFF(seed), 0, U64MAX, false, "1", "random seed (queries and data)"},
     {"out", OK_STR, OFF(out), 0, 0, false, "", "also append the JSON result line to this file"},

@@ -32,6 +32,10 @@ void *mem_alloc_shared(size_t size);
 /* The same, placed on NUMA node `node` (OS index) where the machine has several nodes
  * (node < 0: interleaved, as mem_alloc_shared). */
 void *mem_alloc_shared_on(size_t size, int node);
+/* Like mem_alloc_shared_on, in base (4 KiB) pages: for memory written once in order as a
+ * run inserts, where a fresh transparent huge page costs more to fault in than its TLB
+ * reach saves (see mem.c). */
+void *mem_alloc_shared_base_pages(size_t size, int node);
 void mem_free_shared(void *p, size_t size);
 
 /* The process's resident set size in bytes (/proc/self/statm; 0 if unreadable). */

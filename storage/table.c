@@ -12,6 +12,22 @@
 static struct table *catalog[MAX_TABLES];
 static const char *catalog_name[MAX_TABLES];
 static atomic_int catalog_n;
+static atomic_bool catalog_after_load; /* catalog_loaded was called */
+
+void catalog_loaded(void)
+{
+    /* relaxed: only chooses the page size of later chunks */
+    atomic_store_explicit(&catalog_after_load, true, memory_order_relaxed);
+}
+
+/* A new chunk's memory on `node` (-1: interleaved): huge pages while loading, base pages
+ * for a run's inserts (catalog_loaded). */
+static unsigned char *chunk_alloc(size_t bytes, int node)
+{
+    return atomic_load_explicit(&catalog_after_load, memory_order_relaxed)
+               ? mem_alloc_shared_base_pages(bytes, node)
+               : mem_alloc_shared_on(bytes, node);
+}
 
 void schema_init(struct schema *s, bool verify)
 {
@@ -75,8 +91,9 @@ static struct table *create(const char *name, const struct schema *s, uint64_t r
         t->streams = mem_alloc_aligned(CACHE_LINE, (TABLE_MAX_NODES + 1) * sizeof(*t->streams));
         for (int k = 0; k <= TABLE_MAX_NODES; k++) {
             pthread_mutex_init(&t->streams[k].lock, NULL);
-            t->streams[k].next = t->streams[k].end = 0;
+            t->streams[k].next = t->streams[k].end = t->streams[k].taken = 0;
             t->streams[k].spares = NULL;
+            t->streams[k].spare_rows = 0;
             t->streams[k].spares_tail = &t->streams[k].spares;
         }
     }
@@ -145,7 +162,7 @@ static unsigned char *chunk_get(struct table *t, uint64_t c)
     pthread_mutex_lock(&t->chunk_lock);
     p = atomic_load_explicit(&t->chunks[c], memory_order_relaxed);
     if (!p) {
-        p = mem_alloc_shared(((size_t)1 << t->chunk_shift) * t->stride);
+        p = chunk_alloc(((size_t)1 << t->chunk_shift) * t->stride, -1);
         SHW(SHW_TABLE);
         atomic_store_explicit(&t->chunks[c], p, memory_order_release);
     }
@@ -183,6 +200,8 @@ static uint64_t reserve_placed(struct table *t, int node)
             st->spares_tail = &st->spares;
         st->next = sp->start;
         st->end = sp->start + ((uint64_t)1 << t->chunk_shift);
+        st->taken += (uint64_t)1 << t->chunk_shift;
+        st->spare_rows -= (uint64_t)1 << t->chunk_shift;
         mem_free(sp);
     }
     if (st->next == st->end) { /* chunk sizes are multiples of ROW_BLOCK: never partial */
@@ -194,8 +213,7 @@ static uint64_t reserve_placed(struct table *t, int node)
         if (c >= t->max_chunks) {
             too_many_rows(t);
         }
-        unsigned char *p = mem_alloc_shared_on(rows * t->stride,
-                                               st == &t->streams[0] ? -1 : node);
+        unsigned char *p = chunk_alloc(rows * t->stride, st == &t->streams[0] ? -1 : node);
         SHW(SHW_TABLE);
         /* release both: a scan that reads nrows (acquire) finds the chunk published */
         atomic_store_explicit(&t->chunks[c], p, memory_order_release);
@@ -203,6 +221,7 @@ static uint64_t reserve_placed(struct table *t, int node)
         pthread_mutex_unlock(&t->chunk_lock);
         st->next = i;
         st->end = i + rows;
+        st->taken += rows;
     }
     uint64_t i = st->next;
     st->next += ROW_BLOCK;
@@ -311,27 +330,41 @@ void catalog_sizes(struct catalog_sizes *s)
         struct table *t = catalog[i];
         s->rows[i] = t ? table_nrows(t) : 0;
         s->keys[i] = t && t->primary ? idx_hash_size(t->primary) : 0;
+        for (int k = 0; k <= TABLE_MAX_NODES; k++) {
+            s->stream_rows[i][k] = 0;
+            if (t && t->streams) {
+                pthread_mutex_lock(&t->streams[k].lock);
+                s->stream_rows[i][k] = t->streams[k].taken;
+                pthread_mutex_unlock(&t->streams[k].lock);
+            }
+        }
     }
 }
 
-/* A placed table's share of `rows` for each stream in use: whole chunks allocated on the
- * stream's node, faulted in, and queued as the stream's spares. */
-static size_t reserve_placed_ahead(struct table *t, uint64_t rows)
+/* A placed table's `rows` ahead for the streams that grew from before[] to now[] (their
+ * `taken`), each its share of the growth less what it holds ahead already (the rest of
+ * its chunk, its spares): whole chunks allocated on the stream's node, faulted in, and
+ * queued as the stream's spares. (The loader's stream, not the workers', gets none: it
+ * is done growing.) */
+static size_t reserve_placed_ahead(struct table *t, uint64_t rows, const uint64_t *before,
+                                   const uint64_t *now)
 {
-    int used[TABLE_MAX_NODES + 1], n = 0;
-    for (int k = 0; k <= TABLE_MAX_NODES; k++) {
-        pthread_mutex_lock(&t->streams[k].lock);
-        if (t->streams[k].end > 0)
-            used[n++] = k;
-        pthread_mutex_unlock(&t->streams[k].lock);
-    }
+    uint64_t grown = 0;
+    for (int k = 0; k <= TABLE_MAX_NODES; k++)
+        grown += now[k] > before[k] ? now[k] - before[k] : 0;
     uint64_t per_chunk = (uint64_t)1 << t->chunk_shift;
     size_t chunk_bytes = per_chunk * t->stride, bytes = 0;
-    uint64_t chunks = n ? (rows / (uint64_t)n + per_chunk - 1) / per_chunk : 0;
-    for (int u = 0; u < n; u++)
+    for (int k = 0; grown && k <= TABLE_MAX_NODES; k++) {
+        if (now[k] <= before[k])
+            continue;
+        struct table_stream *st = &t->streams[k];
+        uint64_t want = (uint64_t)((double)(now[k] - before[k]) / (double)grown * (double)rows);
+        pthread_mutex_lock(&st->lock);
+        uint64_t ahead = st->end - st->next + st->spare_rows;
+        pthread_mutex_unlock(&st->lock);
+        uint64_t chunks = want > ahead ? (want - ahead + per_chunk - 1) / per_chunk : 0;
         for (uint64_t j = 0; j < chunks; j++) {
-            struct table_stream *st = &t->streams[used[u]];
-            unsigned char *p = mem_alloc_shared_on(chunk_bytes, used[u] - 1);
+            unsigned char *p = chunk_alloc(chunk_bytes, k - 1);
             mem_populate(p, chunk_bytes);
             struct table_spare *sp = mem_alloc(sizeof(*sp));
             sp->next = NULL;
@@ -353,26 +386,39 @@ static size_t reserve_placed_ahead(struct table *t, uint64_t rows)
             sp->start = i;
             *st->spares_tail = sp;
             st->spares_tail = &sp->next;
+            st->spare_rows += per_chunk;
             pthread_mutex_unlock(&st->lock);
             bytes += chunk_bytes;
         }
+    }
     return bytes;
 }
 
-/* Allocates and faults in t's chunks for rows [nrows, nrows + rows); its bytes. Safe
- * against inserters: chunk_get publishes a chunk once, and populating changes no byte. */
-static size_t reserve_rows_ahead(struct table *t, uint64_t rows)
+/* Allocates and faults in t's chunks for rows [nrows, nrows + rows), those not faulted in
+ * ahead already (a placed table: see reserve_placed_ahead); its bytes. Safe against
+ * inserters: chunk_get publishes a chunk once, and populating changes no byte. */
+static size_t reserve_rows_ahead(struct table *t, uint64_t rows, const uint64_t *before,
+                                 const uint64_t *now)
 {
     if (rows && t->streams)
-        return reserve_placed_ahead(t, rows);
+        return reserve_placed_ahead(t, rows, before, now);
     uint64_t from = table_nrows(t), last = from + rows - 1;
     if (rows == 0 || (last >> t->chunk_shift) >= t->max_chunks)
         return 0;
+    pthread_mutex_lock(&t->chunk_lock);
+    uint64_t done = t->populated;
+    pthread_mutex_unlock(&t->chunk_lock);
+    if (done > from)
+        from = done;
     size_t chunk_bytes = ((size_t)1 << t->chunk_shift) * t->stride, bytes = 0;
-    for (uint64_t c = from >> t->chunk_shift; c <= last >> t->chunk_shift; c++) {
+    for (uint64_t c = from >> t->chunk_shift; from <= last && c <= last >> t->chunk_shift; c++) {
         mem_populate(chunk_get(t, c), chunk_bytes);
         bytes += chunk_bytes;
     }
+    pthread_mutex_lock(&t->chunk_lock);
+    if (from <= last && t->populated < ((last >> t->chunk_shift) + 1) << t->chunk_shift)
+        t->populated = ((last >> t->chunk_shift) + 1) << t->chunk_shift;
+    pthread_mutex_unlock(&t->chunk_lock);
     return bytes;
 }
 
@@ -401,7 +447,8 @@ size_t catalog_reserve_ahead(const struct catalog_sizes *before, const struct ca
     for (int i = 0; i < now->ntables; i++) {
         if (!rows[i])
             continue;
-        bytes += reserve_rows_ahead(catalog[i], (uint64_t)(scale * (double)rows[i]));
+        bytes += reserve_rows_ahead(catalog[i], (uint64_t)(scale * (double)rows[i]),
+                                    before->stream_rows[i], now->stream_rows[i]);
         if (keys[i])
             bytes += idx_hash_reserve(catalog[i]->primary,
                                       now->keys[i] + (size_t)(scale * (double)keys[i]));

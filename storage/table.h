@@ -82,6 +82,9 @@ struct table {
     size_t max_chunks;
     _Atomic uint64_t nrows;           /* rows handed out so far (placed: in chunks) */
     pthread_mutex_t chunk_lock;
+    /* not placed: rows [0, populated) lie in chunks reserved ahead and faulted in
+     * (catalog_reserve_ahead); only grows, under chunk_lock */
+    uint64_t populated;
     struct idx_hash *primary;         /* primary key index, or NULL */
     /* Rows that row_freelists of owners gone away gave back (table_freelist_return),
      * linked through their key fields, for the next table_reserve_rows of any thread:
@@ -94,13 +97,15 @@ struct table {
     struct table_stream {
         alignas(CACHE_LINE) pthread_mutex_t lock;
         uint64_t next, end;
+        uint64_t taken; /* rows of the chunks this stream started (and spares it took) */
         _Atomic(struct row *) returned;
         /* chunks reserved ahead for this stream (catalog_reserve_ahead), taken in order
-         * before a new one is allocated; under lock */
+         * before a new one is allocated, and the rows they hold; under lock */
         struct table_spare {
             uint64_t start;
             struct table_spare *next;
         } *spares, **spares_tail;
+        uint64_t spare_rows;
     } *streams;
 };
 
@@ -191,11 +196,21 @@ struct catalog_sizes {
     int ntables;
     uint64_t rows[MAX_TABLES]; /* table_nrows */
     size_t keys[MAX_TABLES];   /* primary index keys (0: no primary index) */
+    /* a placed table's streams' `taken`: a reservation goes to the streams that grew */
+    uint64_t stream_rows[MAX_TABLES][TABLE_MAX_NODES + 1];
 };
 void catalog_sizes(struct catalog_sizes *s);
-/* Reserves for every table `factor` times its growth from `before` to `now` (rows and
- * primary keys), scaled down to fit `budget` bytes (a placed table: split over the
- * streams in use, as whole chunks on each one's node). Returns the bytes reserved. */
+/* Says the load is over (the driver, before the warm-up): chunks allocated from then on
+ * hold a run's inserts, written once in order, and come in base pages
+ * (mem_alloc_shared_base_pages), which fault in several times faster than huge ones;
+ * the loaded chunks keep huge pages for their random accesses. */
+void catalog_loaded(void);
+/* Has every table hold, reserved ahead of what it handed out, `factor` times its growth
+ * from `before` to `now` (rows, and its primary index room for as many more keys),
+ * scaled down so all of it fits `budget` bytes; reserves only what is missing, so a
+ * second call with a fresher rate tops the first one up. A placed table's rows are split
+ * over the streams that grew, in proportion, in whole chunks on each one's node. Returns
+ * the bytes it reserved. */
 size_t catalog_reserve_ahead(const struct catalog_sizes *before, const struct catalog_sizes *now,
                              double factor, size_t budget);
 
