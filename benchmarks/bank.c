@@ -43,7 +43,6 @@
 
 #include "benchmarks/progress.h"
 #include "benchmarks/workload.h"
-#include "storage/index.h"
 #include "storage/table.h"
 
 #define INITIAL_BALANCE 1000
@@ -103,7 +102,7 @@ static void bank_load(const struct options *o)
     schema_init(&s, o->verify);
     col_balance = schema_add(&s, "balance", COL_INT64, 8);
     schema_seal(&s);
-    accounts = table_create("accounts", &s, o->accounts, true);
+    accounts = workload_keyed_table("accounts", &s, o->accounts, false, o);
     branch_size = o->branch_size;
     nbranches = o->accounts / o->branch_size;
     atomic_store(&audit_mismatches, 0);
@@ -347,8 +346,8 @@ static uint64_t pairs_below_floor(uint64_t *first, int64_t *first_sum)
         uint64_t lo, hi;
         branch_range(b, &lo, &hi);
         for (uint64_t k = lo; k + 1 < hi; k += 2) {
-            int64_t sum = balance_of(idx_hash_get(accounts->primary, k)->data) +
-                          balance_of(idx_hash_get(accounts->primary, k + 1)->data);
+            int64_t sum = balance_of(table_get(accounts, k)->data) +
+                          balance_of(table_get(accounts, k + 1)->data);
             if (sum < PAIR_FLOOR && low++ == 0) {
                 *first = k;
                 *first_sum = sum;
@@ -434,4 +433,5 @@ const struct workload bank_workload = {
     .committed = bank_committed,
     .check = bank_check,
     .json = bank_json,
+    .dense_keys = true,
 };

@@ -66,7 +66,7 @@ static void kv_load(const struct options *o, const struct kv_shape *s)
     schema_add(&sc, "value", COL_CHAR, KV_VALUE_BYTES);
     schema_seal(&sc);
     shape = s;
-    kvtable = table_create("kv", &sc, o->rows, true);
+    kvtable = workload_keyed_table("kv", &sc, o->rows, false, o);
     progress_phase("load", "rows", o->rows);
     parallel_for(o->threads, load_part, (void *)o);
     zipf_init(&zipf, o->rows, o->theta);
@@ -164,6 +164,7 @@ const struct workload f1_workload = {
     .query_type = kv_type,
     .run = kv_run,
     .json = kv_json,
+    .dense_keys = true,
 };
 
 const struct workload tao_workload = {
@@ -177,4 +178,5 @@ const struct workload tao_workload = {
     .query_type = kv_type,
     .run = kv_run,
     .json = kv_json,
+    .dense_keys = true,
 };

@@ -28,7 +28,8 @@ enum opt_kind {
     OK_PIN,
     OK_WORKLOAD,
     OK_MIX,
-    OK_COMMIT
+    OK_COMMIT,
+    OK_INDEX
 };
 
 struct opt_def {
@@ -48,6 +49,8 @@ struct opt_def {
 
 static const char *const mix_names[] = {"standard", "neworder-payment", NULL};
 static const char *const commit_names[] = {"2pc", "d2pc", "carousel", NULL};
+static const char *const index_names[] = {"hash", "array", NULL};
+_Static_assert(INDEX_HASH == 0 && INDEX_ARRAY == 1, "index_names follows enum index_kind");
 _Static_assert(GEO_2PC == 0 && GEO_D2PC == 1 && GEO_CAROUSEL == 2,
                "commit_names follows enum geo_protocol");
 #define U64MAX 18446744073709551615.0
@@ -71,6 +74,10 @@ static const struct opt_def defs[] = {
      "rate (within a quarter of the memory), so the measured window faults in next to none "
      "(needs --warmup > 0; lengthens the warm-up by the time it takes; past the reservation "
      "memory faults in as it is first written)"},
+    {"index", OK_INDEX, OFF(index_kind), 0, 0, false, "hash",
+     "hash or array: the primary index of a workload keyed 0..N-1 (ycsb, bank, synth, f1, "
+     "tao); array: key k is row k, no hashing (as CCBench's no-index build), so a run "
+     "measures concurrency control without index cost"},
     {"duration", OK_DOUBLE, OFF(duration_s), 0.01, 86400, false, "5", "seconds measured"},
     {"seed", OK_U64, OFF(seed), 0, U64MAX, false, "1", "random seed (queries and data)"},
     {"out", OK_STR, OFF(out), 0, 0, false, "", "also append the JSON result line to this file"},
@@ -314,6 +321,13 @@ static void set_value(struct options *o, const struct opt_def *d, const char *v)
                 return;
             }
         bad("--commit: '%s' is not 2pc, d2pc or carousel", v);
+    case OK_INDEX:
+        for (int i = 0; index_names[i]; i++)
+            if (strcmp(v, index_names[i]) == 0) {
+                *(int *)p = i;
+                return;
+            }
+        bad("--index: '%s' is not hash or array", v);
     default:
         break;
     }
@@ -451,6 +465,9 @@ void options_parse(struct options *o, int argc, char **argv)
     geo_checks(o, given);
     if (was_given(given, "sketch-kib") && !&ts_sketch_bytes)
         bad("--sketch-kib: this variant keeps no sketch (only the *-sketch variants)");
+    if (o->index_kind == INDEX_ARRAY && !workload_find(o->workload)->dense_keys)
+        bad("--index array: the %s workload's keys are not 0..N-1 (only ycsb, bank, synth, "
+            "f1, tao)", o->workload);
     if (*o->dump && !workload_find(o->workload)->dump)
         bad("--dump: the %s workload has no dump", o->workload);
 }
@@ -486,6 +503,9 @@ void options_json(const struct options *o, FILE *f)
             break;
         case OK_COMMIT:
             json_string(f, commit_names[*(const int *)p]);
+            break;
+        case OK_INDEX:
+            json_string(f, index_names[*(const int *)p]);
             break;
         case OK_STR:
         case OK_WORKLOAD:

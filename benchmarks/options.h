@@ -10,6 +10,8 @@
 /* the same order as enum topo_policy (storage/topology.h) */
 enum pin_policy { PIN_COMPACT, PIN_SCATTER, PIN_SMT, PIN_NONE };
 enum tpcc_mix { TPCC_MIX_STANDARD, TPCC_MIX_NEWORDER_PAYMENT };
+/* --index: the primary index of the dense-key workloads' tables (storage/table.h) */
+enum index_kind { INDEX_HASH, INDEX_ARRAY };
 /* The largest --field-size (ycsb's write buffer holds one field). */
 #define YCSB_FIELD_SIZE_MAX 4096
 
@@ -20,6 +22,7 @@ struct options {
     enum pin_policy pin;
     double warmup_s, duration_s;
     bool reserve_ahead; /* storage/table.h catalog_reserve_ahead, in the warm-up */
+    int index_kind;     /* enum index_kind */
     uint64_t seed;
     const char *out;
     bool verify;

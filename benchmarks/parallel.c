@@ -10,7 +10,6 @@
 #include "benchmarks/deadline.h"
 #include "benchmarks/progress.h"
 #include "benchmarks/workload.h"
-#include "storage/index.h"
 #include "storage/mem.h"
 #include "storage/table.h"
 #include "storage/topology.h"
@@ -65,15 +64,23 @@ void parallel_for(int nthreads, void (*fn)(int i, void *arg), void *arg)
     mem_free(th);
 }
 
+struct table *workload_keyed_table(const char *name, const struct schema *s, uint64_t rows,
+                                   bool placed, const struct options *o)
+{
+    if (o->index_kind == INDEX_ARRAY)
+        return table_create_array(name, s, rows);
+    return placed ? table_create_placed(name, s, rows, true) : table_create(name, s, rows, true);
+}
+
 void load_rows(struct table *tab, struct row_freelist *fl, uint64_t lo, uint64_t hi,
                void (*fill)(struct row *row, void *arg), void *arg)
 {
     for (uint64_t k = lo; k < hi; k++) {
-        struct row *row = fl ? table_new_row_from(fl, tab, k) : table_new_row(tab, k);
+        struct row *row = table_load_row(tab, fl, k);
         cc_row_init(row);
         if (fill)
             fill(row, arg);
-        idx_hash_insert(tab->primary, k, row);
+        table_index_loaded(tab, row);
         if ((k - lo) % PROGRESS_BATCH == PROGRESS_BATCH - 1)
             progress_add(PROGRESS_BATCH);
     }

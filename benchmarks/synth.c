@@ -52,7 +52,7 @@ static void synth_load(const struct options *o)
     if (part_rows < (uint64_t)o->len)
         part_rows = (uint64_t)o->len;
     uint64_t total = 1 + part_rows * (uint64_t)o->threads;
-    synth_table = table_create_placed("synth", &s, total, true);
+    synth_table = workload_keyed_table("synth", &s, total, true, o);
     progress_phase("load", "rows", total);
     parallel_for(o->threads, load_part, (void *)o);
 }
@@ -135,4 +135,5 @@ const struct workload synth_workload = {
     .run = synth_run,
     .check = NULL,
     .json = synth_json,
+    .dense_keys = true,
 };

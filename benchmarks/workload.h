@@ -59,6 +59,9 @@ struct workload {
     /* A geo workload (benchmarks/geo_workloads.c): its transactions run through geo_run
      * across emulated datacenters; it needs --geo, which no other workload takes. */
     bool geo;
+    /* Its tables are keyed 0 .. n - 1 and take no inserts: --index array applies
+     * (workload_keyed_table). */
+    bool dense_keys;
 };
 
 extern const struct workload ycsb_workload;
@@ -102,6 +105,8 @@ static inline void workload_names(char *buf, size_t n)
 /* ---- loading (benchmarks/parallel.c) ---- */
 
 struct row_freelist;
+struct schema;
+struct table;
 
 /* Runs fn(i, arg) for i in [0, nthreads) on nthreads threads and waits (loaders). */
 void parallel_for(int nthreads, void (*fn)(int i, void *arg), void *arg);
@@ -114,9 +119,15 @@ static inline void load_slice(uint64_t rows, int i, int n, uint64_t *lo, uint64_
     *hi = rows * (uint64_t)(i + 1) / (uint64_t)n;
 }
 
-/* Loads keys [lo, hi) of tab: for each key a new row (from fl, or table_new_row where fl is
- * NULL), initialised for the algorithm (cc_row_init), filled by fill(row, arg) (NULL: its
- * data stays zero), and put in tab's primary index; the rows count as load progress
+/* The table of a dense_keys workload, keys 0 .. rows - 1, its primary index the one
+ * --index names: the array (storage/table.h table_create_array), or a hash index (a
+ * placed table where `placed`). */
+struct table *workload_keyed_table(const char *name, const struct schema *s, uint64_t rows,
+                                   bool placed, const struct options *o);
+
+/* Loads keys [lo, hi) of tab: for each key a new row (table_load_row: from fl where given),
+ * initialised for the algorithm (cc_row_init), filled by fill(row, arg) (NULL: its data
+ * stays zero), and put in tab's primary index; the rows count as load progress
  * (progress.h). */
 void load_rows(struct table *tab, struct row_freelist *fl, uint64_t lo, uint64_t hi,
                void (*fill)(struct row *row, void *arg), void *arg);

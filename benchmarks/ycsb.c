@@ -56,7 +56,7 @@ static void ycsb_load(const struct options *o)
         schema_add(&s, names[f], COL_CHAR, o->field_size);
     }
     schema_seal(&s);
-    usertable = table_create("usertable", &s, o->rows, true);
+    usertable = workload_keyed_table("usertable", &s, o->rows, false, o);
     progress_phase("load", "rows", o->rows);
     parallel_for(o->threads, load_part, (void *)o);
     zipf_init(&zipf, o->rows, o->theta);
@@ -161,4 +161,5 @@ const struct workload ycsb_workload = {
     .run = ycsb_run,
     .check = NULL,
     .json = ycsb_json,
+    .dense_keys = true,
 };

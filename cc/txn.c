@@ -467,11 +467,11 @@ struct row *txn_lookup(struct txn *t, struct table *tab, uint64_t key)
 {
     if (STATS_ENABLED && ++t->lookups % INDEX_SAMPLE == 0) {
         uint64_t start = STATS_TICKS();
-        struct row *r = idx_hash_get(tab->primary, key);
+        struct row *r = table_get(tab, key);
         t->a_index += (STATS_TICKS() - start) * INDEX_SAMPLE;
         return r;
     }
-    return idx_hash_get(tab->primary, key);
+    return table_get(tab, key);
 }
 
 enum rc txn_user_abort(struct txn *t)

@@ -119,6 +119,7 @@ struct table *table_create_placed(const char *name, const struct schema *s,
     return create(name, s, rows_hint, with_primary, true);
 }
 
+
 void table_destroy(struct table *t)
 {
     size_t chunk_bytes = ((size_t)1 << t->chunk_shift) * t->stride;
@@ -185,6 +186,42 @@ struct row *table_new_row(struct table *t, uint64_t key)
     r->key = key;
     r->table = t;
     return r;
+}
+
+struct table *table_create_array(const char *name, const struct schema *s, uint64_t nkeys)
+{
+    struct table *t = create(name, s, nkeys, false, false);
+    if (nkeys == 0 || (nkeys - 1) >> t->chunk_shift >= t->max_chunks)
+        too_many_rows(t);
+    t->dense = nkeys;
+    /* every row is loaded before the workers start (table_load_row): a scan covers all */
+    atomic_store_explicit(&t->nrows, nkeys, memory_order_relaxed);
+    return t;
+}
+
+struct row *table_load_row(struct table *t, struct row_freelist *fl, uint64_t key)
+{
+    if (!t->dense)
+        return fl ? table_new_row_from(fl, t, key) : table_new_row(t, key);
+    if (key >= t->dense) {
+        fprintf(stderr, "table %s: key %llu beyond its array index of %llu keys\n", t->name,
+                (unsigned long long)key, (unsigned long long)t->dense);
+        exit(1);
+    }
+    struct row *r = (struct row *)(chunk_get(t, key >> t->chunk_shift) +
+                                   (key & (((uint64_t)1 << t->chunk_shift) - 1)) * t->stride);
+    r->key = key; /* still all zero, as in table_new_row: each key is loaded once */
+    r->table = t;
+    return r;
+}
+
+void table_index_loaded(struct table *t, struct row *r)
+{
+    if (t->primary && !idx_hash_insert(t->primary, r->key, r)) {
+        fprintf(stderr, "table %s: loaded key %llu twice\n", t->name,
+                (unsigned long long)r->key);
+        exit(1);
+    }
 }
 
 /* A placed table's next block of row numbers for `node` (see table.h's top). */
@@ -293,6 +330,11 @@ void table_freelist_return(struct row_freelist *fl)
 
 void table_reserve_rows(struct row_freelist *fl, struct table *t)
 {
+    if (t->dense) { /* its rows are its keys, all loaded: an insert has no row to take */
+        fprintf(stderr, "table %s: an insert into a table with the array index "
+                        "(--index array takes no inserts)\n", t->name);
+        exit(1);
+    }
     if (take_returned(fl, t))
         return;
     uint64_t i;

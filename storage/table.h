@@ -33,6 +33,7 @@
 #include <stdint.h>
 
 #include "config/config.h"
+#include "storage/index.h"
 
 enum col_type { COL_INT64, COL_UINT64, COL_INT32, COL_DOUBLE, COL_CHAR };
 
@@ -86,6 +87,10 @@ struct table {
      * (catalog_reserve_ahead); only grows, under chunk_lock */
     uint64_t populated;
     struct idx_hash *primary;         /* primary key index, or NULL */
+    /* The array index (table_create_array), 0 with none: key k < dense is row number k,
+     * so a look-up is the row's address, no hashing, no probe. Such a table is loaded
+     * whole (rows [0, dense), table_load_row) and takes no inserts. Set at creation. */
+    uint64_t dense;
     /* Rows that row_freelists of owners gone away gave back (table_freelist_return),
      * linked through their key fields, for the next table_reserve_rows of any thread:
      * written under chunk_lock, read without it only as a hint. Placed tables keep them
@@ -124,10 +129,15 @@ struct table *table_create(const char *name, const struct schema *s, uint64_t ro
 /* The same for partitioned data: a placed table (see the top). */
 struct table *table_create_placed(const char *name, const struct schema *s,
                                   uint64_t rows_hint, bool with_primary);
+/* A table of exactly `nkeys` rows keyed 0 .. nkeys - 1 whose primary index is the array:
+ * row k holds key k (see `dense`), for workloads with dense keys and no inserts, so a
+ * run measures concurrency control without index cost (--index array). Its chunks are
+ * interleaved over the NUMA nodes. */
+struct table *table_create_array(const char *name, const struct schema *s, uint64_t nkeys);
 void table_destroy(struct table *t);
 
 /* A new row: key set, data zeroed, cc slot zeroed (the caller runs cc_row_init). Not for
- * placed tables (table_new_row_from). */
+ * placed tables (table_new_row_from) nor array-indexed ones (table_load_row). */
 struct row *table_new_row(struct table *t, uint64_t key);
 
 /* One thread's rows for inserts, per table id: the rows of its aborted inserts, reused
@@ -222,6 +232,24 @@ static inline struct row *table_row_at(struct table *t, uint64_t i)
                                             memory_order_acquire);
     return (struct row *)(c + (i & (((uint64_t)1 << t->chunk_shift) - 1)) * t->stride);
 }
+
+/* The row of primary key `key` by the table's primary index (hash or array), or NULL.
+ * An array-indexed table's rows were all loaded before any reader ran (the loaders were
+ * joined), so its row needs no publication beyond the chunk's. */
+static inline struct row *table_get(struct table *t, uint64_t key)
+{
+    if (t->dense)
+        return key < t->dense ? table_row_at(t, key) : NULL;
+    return idx_hash_get(t->primary, key);
+}
+
+/* The loaders' new row of key `key` (cc slot and data zeroed; the caller runs
+ * cc_row_init and fills it, then table_index_loaded): row number `key` of an
+ * array-indexed table, else a new row (from fl where given: placed tables). */
+struct row *table_load_row(struct table *t, struct row_freelist *fl, uint64_t key);
+/* Enters a loaded row in the table's hash index (nothing for the array index, which
+ * holds every row by position). */
+void table_index_loaded(struct table *t, struct row *r);
 /* The bound of a scan: rows handed out, with zero rows among them (reserved and not used
  * yet, aborted inserts, a placed table's chunk tails). */
 static inline uint64_t table_nrows(struct table *t)

@@ -117,6 +117,17 @@ for v in $variants; do
     esac
 done
 
+echo "== the array index (--index array: key k is row k), history check and invariants"
+for v in no-wait silo tictoc mvto-sketch; do
+    b=build/bin/rundb-$v
+    run "$v ycsb hot verify, array index" 90 $b $common --duration 0.5 $ycsb_hot --index array
+    run "$v bank verify, array index" 90 $b $common --duration 0.5 $bank --index array
+done
+run "silo synth verify, array index" 90 build/bin/rundb-silo $common --duration 0.5 \
+    --workload synth --rows 1000 --len 8 --index array
+run "ncc f1 verify, array index" 90 build/bin/rundb-ncc $common --duration 0.5 \
+    --workload f1 --rows 1000 --write-fraction 0.3 --index array
+
 echo "== the anomaly matrix: every variant prevents what its claimed level promises (tests/anomalies.sh)"
 run "anomaly matrix, claimed levels hold" 400 tests/anomalies.sh --check
 
@@ -167,6 +178,10 @@ for v in $variants; do
     run "tsan $v ycsb hot verify" 120 $b $common --duration 1 $ycsb_hot --queries-per-thread 2000
     run "tsan $v bank verify" 120 $b $common --duration 1 $bank --queries-per-thread 2000
 done
+
+# the array index: rows reached by position, published by the loaders' join alone
+run "tsan silo ycsb hot verify, array index" 120 build/tsan/bin/rundb-silo $common \
+    --duration 1 $ycsb_hot --queries-per-thread 2000 --index array
 
 # the network model and open-loop arrivals (per-thread state and sleeps) under TSan
 run "tsan wound-wait network model open loop verify" 120 build/tsan/bin/rundb-wound-wait \
