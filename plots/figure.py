@@ -261,7 +261,8 @@ def order_values(values: list, canonical: list | None = None) -> list:
     unique = list(dict.fromkeys(values))
     if all(is_number(v) for v in unique):
         return sorted(unique)
-    known = [v for v in canonical or [] if v in unique]
+    known = list(dict.fromkeys(v for v in canonical or [] if v in unique))  # once each:
+    # a case or grid value the [quick] section lists again keeps its first place
     return known + [v for v in unique if v not in known]
 
 

@@ -217,6 +217,10 @@ class Aggregation(unittest.TestCase):
         self.assertEqual(figure.order_values([8, 1, 2.5]), [1, 2.5, 8])
         self.assertEqual(figure.order_values(["b", "a", "b", "c"]), ["b", "a", "c"])
         self.assertEqual(figure.order_values(["b", "a"], ["a", "b"]), ["a", "b"])
+        # a case the [quick] section redefines is listed twice by spec_orders
+        self.assertEqual(figure.order_values(["b", "a"], ["a", "b", "a"]), ["a", "b"])
+        self.assertEqual(figure.order_keys([("b",), ("a",)], ["case"], figure.spec_orders(
+            {"cases": {"a": {}, "b": {}}, "quick": {"cases": {"a": {}}}})), [("a",), ("b",)])
         self.assertEqual(figure.series_label(["variant"], ("rcc",)), "rcc")
         self.assertEqual(figure.series_label(["variant", "len"], ("rcc", 64)), "rcc, len=64")
 
