@@ -3,9 +3,10 @@ plots/plot_spec.py).
 
 load_results() reads a results.jsonl that may still be appended to; plot_data() groups
 result lines by point of a validated spec, takes medians and min/max over repetitions,
-applies filter, ratio_to and scale_y and orders series and x values; caption() writes the
-figure's caption line. Standard library only; plots/plot.py and plots/gnuplot.py do the
-drawing.
+applies filter, ratio_to and scale_y and orders series and x values; efficiency_table()
+turns a kind "efficiency" section's data into table rows (plots/plot.py writes them, the
+sweep runner's summary prints them); caption() writes the figure's caption line. Standard
+library only; plots/plot.py and plots/gnuplot.py do the drawing.
 """
 
 from __future__ import annotations
@@ -260,7 +261,8 @@ def order_values(values: list, canonical: list | None = None) -> list:
     unique = list(dict.fromkeys(values))
     if all(is_number(v) for v in unique):
         return sorted(unique)
-    known = [v for v in canonical or [] if v in unique]
+    known = list(dict.fromkeys(v for v in canonical or [] if v in unique))  # once each:
+    # a case or grid value the [quick] section lists again keeps its first place
     return known + [v for v in unique if v not in known]
 
 
@@ -306,6 +308,9 @@ def plot_paths(plot: dict) -> tuple[list[str], list[str]]:
         return paths, plot.get("labels") or [p.split(".")[-1] for p in paths]
     if kind == "curve":  # y, then the x coordinate; x itself only orders the points
         return [plot["y"], plot["x_path"]], [plot.get("ylabel", plot["y"])]
+    if kind == "efficiency":
+        path = plot.get("y", EFFICIENCY_Y)
+        return [path], [path.split(".")[-1]]
     label = plot["y"]
     if "ratio_to" in plot:
         reference = plot["ratio_to"]
@@ -355,7 +360,7 @@ def plot_data(spec: dict, index: int, results: list[dict]) -> PlotData:
     kind = plot["kind"]
     paths, labels = plot_paths(plot)
     x_names = plot["rows"] if kind == "table" else [plot["x"]]
-    s_names = [] if kind == "table" else plot.get("series", [])
+    s_names = {"table": [], "efficiency": plot.get("rows")}.get(kind, plot.get("series", []))
     results = [r for r in results if isinstance(r.get("point"), dict)]
     if results:
         check_present(plot, results, x_names + s_names + list(plot.get("ratio_to", {})), where)
@@ -374,6 +379,72 @@ def plot_data(spec: dict, index: int, results: list[dict]) -> PlotData:
                for x in x_keys if (s_key, x) in cells}
         series.append(Series(series_label(s_names, s_key), s_key, row))
     return PlotData(plot, where, kind, paths, labels, xs, series, results)
+
+
+# ---------------------------------------------------------------- efficiency
+
+EFFICIENCY_Y = "throughput"  # a kind "efficiency" section's y when it names none
+
+
+def number_text(value: float) -> str:
+    return format(value, ",.0f" if abs(value) >= 1000 else ".3g")
+
+
+def efficiency(value: float, x: float, base_value: float, base_x: float) -> float:
+    """y at x relative to perfect scaling from the smallest x: y(x) / ((x / x0) * y(x0));
+    with x0 = 1 thread, throughput at N threads / (N x throughput at 1 thread)."""
+    return value / (x / base_x * base_value)
+
+
+def efficiency_table(data: PlotData) -> tuple[list[str], list[list[str]]]:
+    """Header and body of a kind "efficiency" section: its rows' parameters, y (median)
+    at the smallest x (x0), the efficiency at every larger x (2 decimals), and y at the
+    largest x. A row without a point at x0, or whose y there is 0, has "-" for its
+    efficiencies (and shows y where it has it); x must be positive numbers."""
+    plot, xs = data.plot, data.xs
+    bad = [x for x in xs if not is_number(x) or x <= 0]
+    if bad:
+        raise PlotError(f"{data.where}: kind 'efficiency' needs positive numbers for x "
+                        f"'{plot['x']}', not {bad[0]!r}")
+    y = data.labels[0]
+    header = list(plot["rows"])
+    if xs:
+        base = xs[0]
+        header += [f"{y}@{value_text(base)}"] + [f"eff@{value_text(x)}" for x in xs[1:]]
+        if len(xs) > 1:
+            header.append(f"{y}@{value_text(xs[-1])}")
+    body = []
+    for series in data.series:
+        if not series.cells:
+            continue
+        cells = {x: row[0].median for x, row in series.cells.items()}
+        line = [value_text(v) for v in series.key]
+        base_value = cells.get(base)
+        line.append("-" if base_value is None else number_text(base_value))
+        for x in xs[1:]:
+            ok = base_value and x in cells
+            line.append(f"{efficiency(cells[x], x, base_value, base):.2f}" if ok else "-")
+        if len(xs) > 1:
+            line.append(number_text(cells[xs[-1]]) if xs[-1] in cells else "-")
+        body.append(line)
+    return header, body
+
+
+def text_table(header: list[str], body: list[list[str]], indent: str = "  ") -> str:
+    """Columns padded to their widest cell: text left, numbers (and "-") right."""
+    def numeric(text):
+        try:
+            float(text.replace(",", "").rstrip("%"))
+            return True
+        except ValueError:
+            return text == "-"
+    widths = [max(len(r[i]) for r in [header] + body) for i in range(len(header))]
+    right = [all(numeric(r[i]) for r in body) for i in range(len(header))]
+    lines = []
+    for row in [header] + body:
+        cells = [c.rjust(w) if r else c.ljust(w) for c, w, r in zip(row, widths, right)]
+        lines.append((indent + "  ".join(cells)).rstrip())
+    return "\n".join(lines)
 
 
 def normalized(row: list[Stat]) -> list[Stat]:
@@ -410,7 +481,7 @@ def caption(spec: dict, data: PlotData, note: str | None = None) -> str:
     if counts:
         runs = str(counts[0]) if len(counts) == 1 else f"{counts[0]}-{counts[-1]}"
         word = "run" if runs == "1" else "runs"
-        bars = "" if data.kind == "table" else ", bars min-max"
+        bars = "" if data.kind in ("table", "efficiency") else ", bars min-max"
         parts.append(f"median of {runs} {word}{bars}")
     parts.append(derived_note(data.results) if note is None else note)
     return "; ".join(p.strip() for p in parts if p and p.strip())

@@ -5,7 +5,7 @@
 
 For each [[plot]] writes DIR/<spec>-<name>.png and .pdf (matplotlib) and the same
 figure for gnuplot (.dat, .gp; `gnuplot <spec>-<name>.gp` in DIR renders
-<spec>-<name>-gnuplot.png); a table becomes .md and .png. Kinds and keys:
+<spec>-<name>-gnuplot.png); a table or an efficiency table becomes .md and .png. Kinds and keys:
 experiments/specs/FORMAT.md; plot_spec.py checks the sections, figure.py prepares the data.
 Exit status 2, with one line, for a bad spec or plot section or a missing results file.
 """
@@ -225,7 +225,10 @@ def cell_text(stat: figure.Stat, fmt: str | None) -> str:
 
 
 def table_rows(data: PlotData) -> tuple[list[str], list[list[str]]]:
-    """Header and body of a table plot: row parameters, then one cell per column."""
+    """Header and body of a table plot: row parameters, then one cell per column (kind
+    "efficiency": figure.efficiency_table)."""
+    if data.kind == "efficiency":
+        return figure.efficiency_table(data)
     plot = data.plot
     header = list(plot["rows"]) + [c["label"] for c in plot["columns"]]
     cells = data.series[0].cells if data.series else {}
@@ -248,6 +251,8 @@ def markdown(data: PlotData, caption: str) -> str:
 
 
 def _numeric_text(text: str) -> bool:
+    if text == "-":  # no value: keeps a column of numbers right-aligned
+        return True
     try:
         float(text.replace(",", "").rstrip("%"))
         return True
@@ -309,7 +314,7 @@ def draw_plot(spec: dict, spec_name: str, index: int, results: list[dict], out: 
         return []
     text = figure.caption(spec, data, note)
     stem = out / f"{spec_name}-{data.name}"
-    if data.kind == "table":
+    if data.kind in ("table", "efficiency"):
         md = stem.with_suffix(".md")
         md.write_text(markdown(data, text))
         save_table(*table_figure(data, text), stem.with_suffix(".png"))

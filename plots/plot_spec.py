@@ -13,7 +13,7 @@ import difflib
 import json
 import re
 
-KINDS = ("line", "bar", "stacked", "table", "curve", "timeline")
+KINDS = ("line", "bar", "stacked", "table", "curve", "timeline", "efficiency")
 
 STR, BOOL, NUM = "a string", "a boolean", "a number"
 STRLIST, TABLE, TABLES = "an array of strings", "a table", "an array of tables"
@@ -29,10 +29,12 @@ KIND_KEYS = {
     "table": {"rows": STRLIST, "columns": TABLES},
     "curve": {**AXES_KEYS, "y": STR, "x_path": STR},
     "timeline": {**{k: v for k, v in AXES_KEYS.items() if k != "x"}, "y": STR, "x_path": STR},
+    # y (default "throughput") at each x relative to x times y at the smallest x
+    "efficiency": {"x": STR, "y": STR, "rows": STRLIST},
 }
 REQUIRED = {"line": ("x", "y"), "bar": ("x", "y"), "stacked": ("x", "components"),
             "table": ("rows", "columns"), "curve": ("x", "x_path", "y"),
-            "timeline": ("x_path", "y")}
+            "timeline": ("x_path", "y"), "efficiency": ("x", "rows")}
 COLUMN_KEYS = {"label": STR, "y": STR, "format": STR}
 NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 
@@ -158,6 +160,14 @@ def check_values(plot: dict, where: str, kind: str) -> list[str]:
                 errors.append(f"{where}: '{key}' has a bad dotted path {json.dumps(path)}")
     if kind in ("curve", "timeline") and "ratio_to" in plot:
         errors.append(f"{where}: 'ratio_to' is not for kind '{kind}' (its x is a result too)")
+    if kind == "efficiency":
+        if "ratio_to" in plot:
+            errors.append(f"{where}: 'ratio_to' is not for kind 'efficiency' (it is a ratio "
+                          "to the smallest x already)")
+        if not plot["rows"]:
+            errors.append(f"{where}: 'rows' is empty")
+        if plot["x"] in plot["rows"]:
+            errors.append(f"{where}: '{plot['x']}' is both 'x' and in 'rows'")
     if kind == "stacked":
         if not plot["components"]:
             errors.append(f"{where}: 'components' is empty")

@@ -3,9 +3,9 @@
 #   tests/run.sh fast   `make test`, before every commit (about 10 minutes on 2 cores with
 #                       the build): the layering check, the CLI bad-input tests, the geo
 #                       deployment files and flags, the watchdogs, the sweep runner and
-#                       the plots, pin plans, open loop, the network model, the geo
-#                       commit layer and its failures (tests/test_geo.py,
-#                       tests/test_geo_failures.py); for every
+#                       the plots, the scaling spec and its efficiency table, pin plans,
+#                       open loop, the network model, the geo commit layer and its
+#                       failures (tests/test_geo.py, tests/test_geo_failures.py); for every
 #                       variant of config/variants.tsv, 8 threads: YCSB theta 0.99, a
 #                       third of the writes blind, and the bank workload, both with
 #                       --verify (history check; money conserved, audits see their
@@ -89,6 +89,7 @@ run "watchdogs see every phase" 200 tests/watchdog_test.sh build/bin/rundb-no-wa
 echo "== sweep runner and plots"
 run "runner (tests/test_runner.py)" 600 /usr/bin/python3 -m unittest tests/test_runner.py
 run "plots (tests/test_plots.py)" 300 /usr/bin/python3 -m unittest tests/test_plots.py
+run "scaling spec and efficiency table (tests/test_scaling.py)" 120 /usr/bin/python3 -m unittest tests/test_scaling.py
 run "cpu usage per phase (tests/test_cpu_usage.py)" 120 /usr/bin/python3 -m unittest tests/test_cpu_usage.py
 run "pin plans (tests/test_pin_plan.py)" 120 /usr/bin/python3 -m unittest tests/test_pin_plan.py
 run "open loop (tests/test_open_loop.py)" 120 /usr/bin/python3 -m unittest tests/test_open_loop.py

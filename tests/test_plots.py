@@ -217,6 +217,10 @@ class Aggregation(unittest.TestCase):
         self.assertEqual(figure.order_values([8, 1, 2.5]), [1, 2.5, 8])
         self.assertEqual(figure.order_values(["b", "a", "b", "c"]), ["b", "a", "c"])
         self.assertEqual(figure.order_values(["b", "a"], ["a", "b"]), ["a", "b"])
+        # a case the [quick] section redefines is listed twice by spec_orders
+        self.assertEqual(figure.order_values(["b", "a"], ["a", "b", "a"]), ["a", "b"])
+        self.assertEqual(figure.order_keys([("b",), ("a",)], ["case"], figure.spec_orders(
+            {"cases": {"a": {}, "b": {}}, "quick": {"cases": {"a": {}}}})), [("a",), ("b",)])
         self.assertEqual(figure.series_label(["variant"], ("rcc",)), "rcc")
         self.assertEqual(figure.series_label(["variant", "len"], ("rcc", 64)), "rcc, len=64")
 
@@ -370,6 +374,55 @@ class Timeline(unittest.TestCase):
                                           line("b", 1, 8), line("b", 2, 2)])
         self.assertEqual([data.series[0].cells[w][0].median for w in (1, 2)], [0.5, 1.0])
         self.assertEqual([data.series[1].cells[w][0].median for w in (1, 2)], [1.0, 0.25])
+
+
+class Efficiency(unittest.TestCase):
+    """kind "efficiency": y at N over (N / x0) times y at the smallest x, x0."""
+
+    SPEC = {"run": {"variants": ["dl-detect", "rcc", "silo"]},
+            "grid": {"threads": [1, 2, 4]},
+            "plot": [{"name": "eff", "kind": "efficiency", "x": "threads",
+                      "rows": ["variant"]}]}
+
+    def lines(self) -> list[dict]:
+        return [result_line("dl-detect", 1, 1, 100), result_line("dl-detect", 1, 2, 300),
+                result_line("dl-detect", 1, 3, 200),                    # median 200
+                result_line("dl-detect", 2, 1, 300), result_line("dl-detect", 4, 1, 400),
+                result_line("rcc", 1, 1, 1000), result_line("rcc", 4, 1, 4000),
+                result_line("silo", 4, 1, 5000)]                        # no 1-thread point
+
+    def test_table(self):
+        self.assertEqual(plot_spec.validate_plots(self.SPEC), [])
+        data = figure.plot_data(self.SPEC, 1, self.lines())
+        header, body = figure.efficiency_table(data)
+        self.assertEqual(header, ["variant", "throughput@1", "eff@2", "eff@4", "throughput@4"])
+        self.assertEqual(body, [["dl-detect", "200", "0.75", "0.50", "400"],
+                                ["rcc", "1,000", "-", "1.00", "4,000"],
+                                ["silo", "-", "-", "-", "5,000"]])
+        self.assertEqual(figure.efficiency(300, 4, 100, 2), 1.5)  # x0 = 2: 300 / (2 x 100)
+        text = figure.text_table(header, body).splitlines()
+        self.assertEqual(text[0].split(), header)
+        self.assertEqual(text[3].split(), body[2])
+
+    def test_validation(self):
+        spec = copy.deepcopy(self.SPEC)
+        spec["plot"][0]["ratio_to"] = {"variant": "rcc"}
+        self.assertIn("'ratio_to' is not for kind 'efficiency'",
+                      " ".join(plot_spec.validate_plots(spec)))
+        spec = copy.deepcopy(self.SPEC)
+        spec["plot"][0]["rows"] = ["variant", "threads"]
+        self.assertIn("'threads' is both 'x' and in 'rows'",
+                      " ".join(plot_spec.validate_plots(spec)))
+        del spec["plot"][0]["rows"]
+        self.assertIn("missing key 'rows' (required for kind 'efficiency')",
+                      " ".join(plot_spec.validate_plots(spec)))
+
+    def test_x_must_be_positive_numbers(self):
+        spec = copy.deepcopy(self.SPEC)
+        spec["plot"][0]["x"], spec["plot"][0]["rows"] = "variant", ["threads"]
+        with self.assertRaises(figure.PlotError) as caught:
+            figure.efficiency_table(figure.plot_data(spec, 1, self.lines()))
+        self.assertIn("needs positive numbers for x 'variant'", str(caught.exception))
 
 
 class Validation(unittest.TestCase):

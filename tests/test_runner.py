@@ -44,6 +44,9 @@ def spec_text(duration=0.1, reps=2, extra=""):
     return BASE.format(duration=duration, reps=reps) + extra
 
 
+VG = "[[variant_grid]]\nvariants = {}\ngrid = {{ threads = {} }}\n"
+
+
 class RunnerCase(unittest.TestCase):
     def setUp(self):
         self.tmp = Path(tempfile.mkdtemp(prefix="runner-test-"))
@@ -86,6 +89,20 @@ class SpecValidation(RunnerCase):
         ("derive unknown name", spec_text() + '[derive]\nwarehouses = "2 * wh"\n', "unknown name 'wh'"),
         ("not toml", "[run\n", "not valid TOML"),
         ("bad plot", spec_text() + '[[plot]]\nname = "p"\nkind = "pie"\nx = "threads"\ny = "throughput"\n', "pie"),
+        ("variant_grid variant", spec_text() + VG.format('["tictoc"]', "[2]"),
+         "'tictoc' is not one of [run] variants"),
+        ("variant_grid value", spec_text() + VG.format('["silo"]', "[4]"),
+         "value 4 is not in [grid] threads"),
+        ("variant_grid key", spec_text() + VG.format('["silo"]', "[2]").replace("threads =", "rows ="),
+         "'rows' is not a [grid] key"),
+        ("variant_grid twice", spec_text() + VG.format('["silo"]', "[2]") * 2,
+         "earlier [[variant_grid]]"),
+        ("variant_grid empty", spec_text() + VG.format('["silo"]', "[]"),
+         "must be a non-empty list"),
+        ("variant_grid no grid", spec_text() + '[[variant_grid]]\nvariants = ["silo"]\n',
+         "needs 'grid'"),
+        ("variant_grid min", spec_text() + VG.format('["silo"]', '"min"'),
+         "must be a non-empty list of [grid] values or \"max\""),
     ]
 
     def test_bad_specs(self):
@@ -162,6 +179,35 @@ class Points(RunnerCase):
             r = self.run_cli("--dry-run", self.write_spec(spec_text(reps=1) + bad, "bad"))
             self.assertEqual(r.returncode, 2, bad)
             self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+
+    def test_variant_grid(self):
+        text = spec_text(reps=1).replace("threads = [1, 2]", "threads = [1, 2, 4]")
+        text += VG.format('["silo"]', '"max"')
+        pts = self.dry("--max-threads", "4", text=text)
+        self.assertEqual(sorted(p for p in pts if "silo" in p), ["threads=4,variant=silo"])
+        self.assertEqual(len([p for p in pts if "no-wait" in p]), 3)
+        # capped: "max" is the grid's 4, which runs as 2
+        self.assertEqual([p for p in self.dry("--max-threads", "2", text=text) if "silo" in p],
+                         ["threads=2,variant=silo"])
+        # "max" at the quick scale is the quick grid's largest value
+        quick = text + '[quick]\ngrid = { threads = [1, 2] }\n'
+        self.assertEqual([p for p in self.dry("--scale", "quick", text=quick) if "silo" in p],
+                         ["threads=2,variant=silo"])
+        # [quick] variant_grid replaces every [[variant_grid]]
+        quick += "variant_grid = []\n"
+        self.assertEqual(len([p for p in self.dry("--scale", "quick", text=quick)
+                              if "silo" in p]), 2)
+        both = spec_text(reps=1) + VG.format('["silo", "no-wait"]', "[1]")
+        self.assertEqual(self.dry(text=both), ["threads=1,variant=no-wait",
+                                               "threads=1,variant=silo"])
+
+    def test_derive_sees_capped_threads(self):
+        text = spec_text(reps=1).replace("threads = [1, 2]", "threads = [1, 64]")
+        text += '[derive]\nwarehouses = "threads"\n'
+        self.assertIn("threads=2,variant=silo,warehouses=2",
+                      self.dry("--max-threads", "2", text=text))
+        self.assertIn("threads=64,variant=silo,warehouses=64",
+                      self.dry("--oversubscribe", text=text))
 
     def test_derive_and_cases(self):
         text = spec_text(reps=1).replace("threads = [1, 2]", "warehouses = [1, 2]") + \

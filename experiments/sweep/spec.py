@@ -4,7 +4,8 @@ it into the list of points to run (format: experiments/specs/FORMAT.md).
 Validation happens before anything is built or run: top-level and [run] keys, types,
 variants against config/variants.tsv, rundb flags and their value types against the flag
 table in benchmarks/options.c (the single source of the command line), non-empty grids,
-[derive] expressions, the [quick] overrides and (through plots/plot_spec.py) the plots.
+[derive] expressions, [[variant_grid]] restrictions, the [quick] overrides and (through
+plots/plot_spec.py) the plots.
 """
 
 import ast
@@ -19,11 +20,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 
-TOP_KEYS = {"description", "run", "cases", "grid", "derive", "quick", "plot", "variant_flags"}
+TOP_KEYS = {"description", "run", "cases", "grid", "derive", "quick", "plot", "variant_flags",
+            "variant_grid"}
 RUN_KEYS = {"variants", "workload", "warmup", "duration", "repetitions", "timeout", "flags",
             "oversubscribe"}
 QUICK_KEYS = {"warmup", "duration", "repetitions", "timeout", "variants", "flags", "cases",
-              "grid", "derive", "variant_flags"}
+              "grid", "derive", "variant_flags", "variant_grid"}
 # set by the runner itself, so a spec may not set them
 RESERVED_FLAGS = {"warmup", "duration", "seed", "out", "quiet", "help"}
 WORKLOADS = ("ycsb", "bank", "tpcc", "synth", "f1", "tao", "retwis", "ycsbt", "geo-bank")
@@ -71,6 +73,8 @@ class Spec:
     variant_flags: dict = field(default_factory=dict)
     # threads are clients that mostly sleep (network model): never capped at the cores
     oversubscribe: bool = False
+    # variant -> {grid key: allowed values}: that variant's points only at these values
+    variant_grid: dict = field(default_factory=dict)
 
     def rundb_args(self, point: Point) -> list:
         """The rundb command line of a point, without the binary."""
@@ -269,6 +273,8 @@ def _build(raw: dict, name: str, path: Path, scale: str) -> Spec:
                 for n, f in _table(v, "quick.variant_flags").items():
                     vf.setdefault(n, {}).update(_table(f, f"quick.variant_flags.{n}"))
                 raw = {**raw, "variant_flags": vf}
+            elif k == "variant_grid":
+                raw = {**raw, "variant_grid": v}  # replaces every [[variant_grid]]
             elif k == "flags":
                 run["flags"] = {**_table(run.get("flags", {}), "run.flags"),
                                 **_table(v, "quick.flags")}
@@ -335,18 +341,64 @@ def _build(raw: dict, name: str, path: Path, scale: str) -> Spec:
             raise SpecError(f"[derive] '{k}' is also a grid key or a fixed flag")
         if k not in table or k in RESERVED_FLAGS:
             raise SpecError(f"[derive]: unknown rundb flag '{k}'")
+    vgrid = _variant_grid(raw.get("variant_grid", []), variants, grid)
     plots = raw.get("plot", [])
     if not isinstance(plots, list):
         raise SpecError("plot must be an array of tables ([[plot]])")
     spec = Spec(name=name, path=path, description=desc, scale=scale, variants=variants,
                 workload=workload, warmup=warmup, duration=duration, repetitions=reps,
                 timeout=timeout, flags=flags, cases=cases, grid=grid, derive=derive, plots=plots, raw=raw,
-                variant_flags=variant_flags, oversubscribe=oversubscribe)
+                variant_flags=variant_flags, oversubscribe=oversubscribe, variant_grid=vgrid)
     points(spec, max_threads=None)  # evaluates every derive expression once
     errors = _plot_errors(raw) if (ROOT / "plots" / "plot_spec.py").exists() else []
     if errors:
         raise SpecError(errors[0])
     return spec
+
+
+def _variant_grid(groups, variants: list, grid: dict) -> dict:
+    """The [[variant_grid]] sections as {variant: {grid key: allowed values}}: each names
+    variants of [run] variants (each in one section at most) and, in `grid`, grid keys
+    with the values those variants run at: a non-empty list of values of that [grid] key,
+    or "max", the key's largest value (at the scale being run)."""
+    if not isinstance(groups, list) or not all(isinstance(g, dict) for g in groups):
+        raise SpecError("variant_grid must be an array of tables ([[variant_grid]])")
+    out = {}
+    for i, group in enumerate(groups, 1):
+        label = f"variant_grid[{i}]"
+        _table(group, label, {"variants", "grid"})
+        names = group.get("variants")
+        if not isinstance(names, list) or not names or \
+                not all(isinstance(v, str) for v in names):
+            raise SpecError(f"[{label}] variants must be a non-empty list of variant names")
+        for v in names:
+            if v not in variants:
+                raise SpecError(f"[{label}] '{v}' is not one of [run] variants")
+            if v in out:
+                raise SpecError(f"[{label}] '{v}' is in an earlier [[variant_grid]] too")
+        sub = _table(group.get("grid", {}), f"{label}.grid")
+        if not sub:
+            raise SpecError(f"[{label}] needs 'grid' (grid keys and the values to keep)")
+        allowed = {}
+        for key, values in sub.items():
+            if key not in grid:
+                raise SpecError(f"[{label}] '{key}' is not a [grid] key")
+            if values == "max":
+                if not all(isinstance(x, (int, float)) and not isinstance(x, bool)
+                           for x in grid[key]):
+                    raise SpecError(f"[{label}] '{key}' = \"max\" needs numbers in [grid] {key}")
+                values = [max(grid[key])]
+            if not isinstance(values, list) or not values:
+                raise SpecError(f"[{label}] '{key}' must be a non-empty list of [grid] "
+                                f"values or \"max\", not {values!r}")
+            for x in values:
+                if x not in grid[key]:
+                    raise SpecError(f"[{label}] '{key}' value {x!r} is not in [grid] {key} "
+                                    f"{grid[key]!r}")
+            allowed[key] = values
+        for v in names:
+            out[v] = allowed
+    return out
 
 
 def _plot_errors(raw: dict) -> list:
@@ -361,14 +413,20 @@ def _plot_errors(raw: dict) -> list:
 
 def points(spec: Spec, max_threads) -> list:
     """Every point of the spec, repetition-major (a partial sweep has covered every
-    parameter combination once before it repeats any). Thread counts above max_threads
-    become max_threads (None: no cap); combinations that become equal collapse."""
+    parameter combination once before it repeats any). A variant of a [[variant_grid]]
+    gets only the combinations whose grid values it allows. Thread counts above
+    max_threads become max_threads (None: no cap), a grid's before [derive] computes
+    from them, a derived one after; combinations that become equal collapse."""
     names = sorted(spec.grid)
     cases = list(spec.cases) or [None]
     combos = []
     seen = set()
     for case, *values in itertools.product(cases, *(spec.grid[n] for n in names)):
         combo = dict(zip(names, values))
+        chosen = dict(combo)
+        if max_threads is not None and isinstance(combo.get("threads"), (int, float)):
+            # a grid's threads capped first: [derive] sees the threads that run
+            combo["threads"] = min(int(combo["threads"]), max_threads)
         for k, expr in spec.derive.items():
             try:
                 combo[k] = eval_expr(expr, {n: combo[n] for n in names})
@@ -380,6 +438,9 @@ def points(spec: Spec, max_threads) -> list:
         if max_threads is not None and isinstance(combo.get("threads"), (int, float)):
             combo["threads"] = min(int(combo["threads"]), max_threads)
         for v in spec.variants:
+            only = spec.variant_grid.get(v, {})
+            if any(chosen[k] not in allowed for k, allowed in only.items()):
+                continue
             params = {**combo, "variant": v}
             if case is not None:
                 params["case"] = case
