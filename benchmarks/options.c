@@ -78,6 +78,10 @@ static const struct opt_def defs[] = {
      "hash or array: the primary index of a workload keyed 0..N-1 (ycsb, bank, synth, f1, "
      "tao); array: key k is row k, no hashing (as CCBench's no-index build), so a run "
      "measures concurrency control without index cost"},
+    {"prefetch", OK_ONOFF, OFF(prefetch), 0, 0, false, "on",
+     "on or off: ycsb, f1 and tao look up every row of a transaction before its first "
+     "access and prefetch them, so their cache misses overlap; off: one look-up per "
+     "access, as it is made (DBx1000's way)"},
     {"duration", OK_DOUBLE, OFF(duration_s), 0.01, 86400, false, "5", "seconds measured"},
     {"seed", OK_U64, OFF(seed), 0, U64MAX, false, "1", "random seed (queries and data)"},
     {"out", OK_STR, OFF(out), 0, 0, false, "", "also append the JSON result line to this file"},
@@ -183,7 +187,7 @@ static const struct opt_def defs[] = {
     {"fields", OK_INT, OFF(fields), 1, 63, false, "10", "ycsb: fields per row"},
     {"field-size", OK_U64, OFF(field_size), 1, YCSB_FIELD_SIZE_MAX, false, "100",
      "ycsb: bytes per field"},
-    {"req-per-txn", OK_INT, OFF(req_per_txn), 1, 1024, false, "16",
+    {"req-per-txn", OK_INT, OFF(req_per_txn), 1, YCSB_REQ_MAX, false, "16",
      "ycsb: distinct rows accessed per transaction (at most --rows)"},
     {"read-ratio", OK_DOUBLE, OFF(read_ratio), 0, 1, false, "0.9",
      "ycsb: fraction of requests that read (the rest read-modify-write one field)"},

@@ -12,6 +12,8 @@ enum pin_policy { PIN_COMPACT, PIN_SCATTER, PIN_SMT, PIN_NONE };
 enum tpcc_mix { TPCC_MIX_STANDARD, TPCC_MIX_NEWORDER_PAYMENT };
 /* --index: the primary index of the dense-key workloads' tables (storage/table.h) */
 enum index_kind { INDEX_HASH, INDEX_ARRAY };
+/* The largest --req-per-txn (ycsb's row look-ups are kept on the stack). */
+#define YCSB_REQ_MAX 1024
 /* The largest --field-size (ycsb's write buffer holds one field). */
 #define YCSB_FIELD_SIZE_MAX 4096
 
@@ -23,6 +25,7 @@ struct options {
     double warmup_s, duration_s;
     bool reserve_ahead; /* storage/table.h catalog_reserve_ahead, in the warm-up */
     int index_kind;     /* enum index_kind */
+    bool prefetch;      /* ycsb, f1, tao: look up a transaction's rows first, prefetched */
     uint64_t seed;
     const char *out;
     bool verify;

@@ -243,6 +243,23 @@ static inline struct row *table_get(struct table *t, uint64_t key)
     return idx_hash_get(t->primary, key);
 }
 
+/* Asks the CPU to bring row r's cache lines (its metadata slot, header and data, at most
+ * TABLE_PREFETCH_LINES of them) in ahead of an access: shared for a read, exclusive
+ * (`write`) for a row about to be written, so a transaction's row misses overlap instead
+ * of coming one after another. A hint only: no effect on what any access sees. */
+#define TABLE_PREFETCH_LINES 4
+static inline void table_prefetch(const struct table *t, const struct row *r, bool write)
+{
+    size_t end = t->stride < TABLE_PREFETCH_LINES * CACHE_LINE ? t->stride
+                                                               : TABLE_PREFETCH_LINES * CACHE_LINE;
+    for (size_t off = 0; off < end; off += CACHE_LINE) {
+        if (write)
+            __builtin_prefetch((const char *)r + off, 1);
+        else
+            __builtin_prefetch((const char *)r + off, 0);
+    }
+}
+
 /* The loaders' new row of key `key` (cc slot and data zeroed; the caller runs
  * cc_row_init and fills it, then table_index_loaded): row number `key` of an
  * array-indexed table, else a new row (from fl where given: placed tables). */

@@ -66,6 +66,7 @@ expect_bad --queries-per-thread 0
 expect_bad --workload tpcc --warehouses 0
 expect_bad --workload tpcc --mix everything
 expect_bad --index btree
+expect_bad --prefetch maybe
 expect_bad --workload tpcc --index array # TPC-C keys are not 0..N-1 and it inserts
 expect_bad --workload synth --len 0
 expect_bad --workload synth --len 4097
@@ -108,7 +109,7 @@ fi
 for f in workload threads pin warmup duration seed out verify queries-per-thread backoff-max-us \
     rows fields field-size req-per-txn read-ratio theta accounts hot-accounts hot-prob \
     warehouses mix partition-by-warehouse len distance check dump series-interval quiet \
-    storage storage-latency-us storage-write-latency-us cache-rows sketch-kib index; do
+    storage storage-latency-us storage-write-latency-us cache-rows sketch-kib index prefetch; do
     if ! grep -q -- "--$f .*(default: " <<<"$help"; then
         echo "--help does not document --$f with its default"
         bad=1

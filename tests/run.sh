@@ -126,6 +126,11 @@ for v in no-wait silo tictoc mvto-sketch; do
 done
 run "silo synth verify, array index" 90 build/bin/rundb-silo $common --duration 0.5 \
     --workload synth --rows 1000 --len 8 --index array
+# --prefetch off: each row looked up as it is accessed (the default looks them all up first)
+run "silo ycsb hot verify, prefetch off" 90 build/bin/rundb-silo $common --duration 0.5 \
+    $ycsb_hot --prefetch off
+run "no-wait ycsb hot verify, prefetch off" 90 build/bin/rundb-no-wait $common --duration 0.5 \
+    $ycsb_hot --prefetch off
 run "ncc f1 verify, array index" 90 build/bin/rundb-ncc $common --duration 0.5 \
     --workload f1 --rows 1000 --write-fraction 0.3 --index array
 
