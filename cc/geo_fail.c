@@ -25,7 +25,9 @@
 
 /* the warm-up's start (ns; 0: not yet, so nothing has failed) */
 static _Atomic uint64_t origin_ns;
-static _Atomic bool caught_up[2]; /* the follower's, the majority's return handled */
+/* the follower's, the majority's return: catch-up passes done (0, 1 or 2; see
+ * geo_fail_tick) */
+static _Atomic int caught_up[2];
 struct geo_fail_stats geo_fail_st;
 
 /* geo_timeout_ns's value, set with the origin (before any failure can be known) */
@@ -196,24 +198,44 @@ bool geo_ev_lost(const struct geo_att *att, const struct geo_ev *ev)
     return ev->sent < k && k <= ev->at;
 }
 
+/* The returning replica's catch-up pass that is due at `now` and that this caller is the
+ * one to run (1: at its return; 2: one failure timeout later), or 0. The second pass
+ * copies what the leader installed after the first for decisions made while the replica
+ * was down: their messages to it were lost, while the leader's own install can come up
+ * to a one-way delay after the return (or be handled after an event of a later time from
+ * another link). Copying a version early is harmless: a replica takes a version only
+ * above its own (geo_store_finish), so its own message, if it arrives, changes nothing. */
+static int catch_up_due(int i, double at_s, double for_s, uint64_t now)
+{
+    int done = atomic_load_explicit(&caught_up[i], memory_order_relaxed);
+    if (done >= 2)
+        return 0;
+    uint64_t k = kill_ns(at_s);
+    if (k == UINT64_MAX) /* the run has not started: nothing failed yet */
+        return 0;
+    uint64_t back = k + (uint64_t)(for_s * 1e9);
+    if (now < back + (done ? geo_timeout_ns() : 0))
+        return 0;
+    return atomic_compare_exchange_strong(&caught_up[i], &done, done + 1) ? done + 1 : 0;
+}
+
 void geo_fail_tick(uint64_t now)
 {
     const struct geo_failures *f = F();
+    int pass;
     if (f->follower_shard >= 0 && f->follower_for_s > 0 &&
-        now >= kill_ns(f->follower_at_s) + (uint64_t)(f->follower_for_s * 1e9) &&
-        !atomic_load_explicit(&caught_up[0], memory_order_relaxed) &&
-        !atomic_exchange(&caught_up[0], true)) {
+        (pass = catch_up_due(0, f->follower_at_s, f->follower_for_s, now))) {
         geo_store_catch_up(f->follower_shard, f->follower_dc);
-        atomic_fetch_add_explicit(&geo_fail_st.catch_ups, 1, memory_order_relaxed);
+        if (pass == 1) /* relaxed: a counter; one per return, not per pass */
+            atomic_fetch_add_explicit(&geo_fail_st.catch_ups, 1, memory_order_relaxed);
     }
     if (f->majority_shard >= 0 && f->majority_for_s > 0 &&
-        now >= kill_ns(f->majority_at_s) + (uint64_t)(f->majority_for_s * 1e9) &&
-        !atomic_load_explicit(&caught_up[1], memory_order_relaxed) &&
-        !atomic_exchange(&caught_up[1], true)) {
+        (pass = catch_up_due(1, f->majority_at_s, f->majority_for_s, now))) {
         for (int dc = 0; dc < geo_cfg.d.ndcs; dc++)
             if (dc != geo_cfg.d.leader_dc[f->majority_shard]) {
                 geo_store_catch_up(f->majority_shard, dc);
-                atomic_fetch_add_explicit(&geo_fail_st.catch_ups, 1, memory_order_relaxed);
+                if (pass == 1)
+                    atomic_fetch_add_explicit(&geo_fail_st.catch_ups, 1, memory_order_relaxed);
             }
     }
 }
