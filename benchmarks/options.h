@@ -25,7 +25,7 @@ struct options {
     double warmup_s, duration_s;
     bool reserve_ahead; /* storage/table.h catalog_reserve_ahead, in the warm-up */
     int index_kind;     /* enum index_kind */
-    bool prefetch;      /* ycsb, f1, tao: look up a transaction's rows first, prefetched */
+    bool prefetch;      /* ycsb, f1, tao, tpcc's NewOrder: rows looked up first, prefetched */
     uint64_t seed;
     const char *out;
     bool verify;

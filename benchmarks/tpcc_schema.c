@@ -459,6 +459,7 @@ void tpcc_load(const struct options *o)
     uint64_t w = (uint64_t)o->warehouses;
     memset(&tpcc, 0, sizeof(tpcc));
     tpcc.warehouses = o->warehouses;
+    tpcc.prefetch = o->prefetch;
     tpcc.load_time = (int64_t)time(NULL);
     tpcc.placed = o->threads >= o->warehouses || o->partition_by_warehouse;
     tpcc_consts_init(&tpcc_c, o->seed);

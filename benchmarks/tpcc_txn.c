@@ -138,6 +138,15 @@ static enum rc new_order(struct txn *t, const struct tpcc_query *q)
 {
     uint32_t w = q->w_id, d = q->d_id;
     const unsigned char *img;
+    struct row *irows[TPCC_MAX_OL], *srows[TPCC_MAX_OL];
+    for (int i = 0; tpcc.prefetch && i < q->ol_cnt; i++) { /* tpcc.prefetch (tpcc.h) */
+        irows[i] = txn_lookup(t, tpcc.tab[T_ITEM], q->ol[i].i_id);
+        srows[i] = txn_lookup(t, tpcc.tab[T_STOCK], tpcc_skey(q->ol[i].supply_w_id, q->ol[i].i_id));
+        if (irows[i])
+            table_prefetch(tpcc.tab[T_ITEM], irows[i], false);
+        if (srows[i])
+            table_prefetch(tpcc.tab[T_STOCK], srows[i], true);
+    }
     struct row *wr = txn_lookup(t, tpcc.tab[T_WAREHOUSE], w);
     if (txn_read(t, wr, C(W_TAX), &img) != RC_OK)
         return RC_ABORT;
@@ -181,7 +190,7 @@ static enum rc new_order(struct txn *t, const struct tpcc_query *q)
     int64_t total = 0;
     for (int i = 0; i < q->ol_cnt; i++) {
         const struct tpcc_ol_in *l = &q->ol[i];
-        struct row *ir = txn_lookup(t, tpcc.tab[T_ITEM], l->i_id);
+        struct row *ir = tpcc.prefetch ? irows[i] : txn_lookup(t, tpcc.tab[T_ITEM], l->i_id);
         if (!ir) /* the unused item id: roll back (the driver does not retry it) */
             return txn_user_abort(t);
         if (txn_read(t, ir, C(I_PRICE) | C(I_NAME) | C(I_DATA), &img) != RC_OK)
@@ -192,7 +201,9 @@ static enum rc new_order(struct txn *t, const struct tpcc_query *q)
             txn_last_access(t, ir);
 
         int dist = S_DIST_01 + (int)d - 1;
-        struct row *sr = txn_lookup(t, tpcc.tab[T_STOCK], tpcc_skey(l->supply_w_id, l->i_id));
+        struct row *sr = tpcc.prefetch ? srows[i]
+                                       : txn_lookup(t, tpcc.tab[T_STOCK],
+                                                    tpcc_skey(l->supply_w_id, l->i_id));
         bool remote = l->supply_w_id != w;
         colmask_t scols = C(S_QUANTITY) | C(dist) | C(S_DATA) | C(S_YTD) | C(S_ORDER_CNT) |
                           (remote ? C(S_REMOTE_CNT) : 0);
