@@ -125,17 +125,16 @@ static enum rc kv_run(struct txn *t, const void *qv)
     /* --prefetch: every row looked up first (no key is inserted or deleted), its lines
      * prefetched, so the misses overlap */
     struct row *rows[KV_MAX_KEYS];
-    for (uint32_t i = 0; i < q->n; i++) {
-        rows[i] = prefetch ? txn_lookup(t, kvtable, q->key[i]) : NULL;
-        if (rows[i])
-            table_prefetch(kvtable, rows[i], q->type == KV_WRITE);
+    for (uint32_t i = 0; prefetch && i < q->n; i++) {
+        rows[i] = txn_lookup(t, kvtable, q->key[i]);
+        table_prefetch(kvtable, rows[i], q->type == KV_WRITE);
     }
     if (q->type == KV_READ) {
         txn_declare_read_only(t);
         uint64_t sink = 0;
         for (uint32_t i = 0; i < q->n; i++) {
             const unsigned char *img;
-            struct row *row = rows[i] ? rows[i] : txn_lookup(t, kvtable, q->key[i]);
+            struct row *row = prefetch ? rows[i] : txn_lookup(t, kvtable, q->key[i]);
             if (txn_read(t, row, COLS_ALL, &img) != RC_OK)
                 return RC_ABORT;
             uint64_t w;
@@ -151,7 +150,7 @@ static enum rc kv_run(struct txn *t, const void *qv)
         for (uint32_t j = 0; j < KV_VALUE_BYTES / 8; j++)
             v[j] = hash_fib(q->key[i]) + j + (uint64_t)(uintptr_t)t;
         memcpy(value, v, sizeof(value));
-        struct row *row = rows[i] ? rows[i] : txn_lookup(t, kvtable, q->key[i]);
+        struct row *row = prefetch ? rows[i] : txn_lookup(t, kvtable, q->key[i]);
         if (txn_write(t, row, 0, value) != RC_OK)
             return RC_ABORT;
     }

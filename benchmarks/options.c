@@ -55,6 +55,15 @@ _Static_assert(GEO_2PC == 0 && GEO_D2PC == 1 && GEO_CAROUSEL == 2,
                "commit_names follows enum geo_protocol");
 #define U64MAX 18446744073709551615.0
 
+/* The position of v in a NULL-terminated list of choices, or -1. */
+static int choice_of(const char *const *names, const char *v)
+{
+    for (int i = 0; names[i]; i++)
+        if (strcmp(v, names[i]) == 0)
+            return i;
+    return -1;
+}
+
 static const struct opt_def defs[] = {
     {"workload", OK_WORKLOAD, OFF(workload), 0, 0, false, "ycsb", "workload"},
     {"threads", OK_INT, OFF(threads), 1, MAX_THREADS, false, "1",
@@ -70,8 +79,8 @@ static const struct opt_def defs[] = {
     {"warmup", OK_DOUBLE, OFF(warmup_s), 0, 3600, false, "1", "seconds run before measuring"},
     {"reserve-ahead", OK_ONOFF, OFF(reserve_ahead), 0, 0, false, "on",
      "on or off: in the warm-up, growing tables allocate and fault in the rows (and their "
-     "indexes the buckets) the rest of the run will need at twice the warm-up's insert "
-     "rate (within a quarter of the memory), so the measured window faults in next to none "
+     "indexes the buckets) the rest of the run will need at 1.25 times the warm-up's "
+     "insert rate (within a quarter of the memory), so the measured window faults in next to none "
      "(needs --warmup > 0; lengthens the warm-up by the time it takes; past the reservation "
      "memory faults in as it is first written)"},
     {"index", OK_INDEX, OFF(index_kind), 0, 0, false, "hash",
@@ -312,26 +321,17 @@ static void set_value(struct options *o, const struct opt_def *d, const char *v)
         *(const char **)p = v;
         return;
     case OK_MIX:
-        for (int i = 0; mix_names[i]; i++)
-            if (strcmp(v, mix_names[i]) == 0) {
-                *(int *)p = i;
-                return;
-            }
-        bad("--mix: '%s' is not standard or neworder-payment", v);
+        if ((*(int *)p = choice_of(mix_names, v)) < 0)
+            bad("--mix: '%s' is not standard or neworder-payment", v);
+        return;
     case OK_COMMIT:
-        for (int i = 0; commit_names[i]; i++)
-            if (strcmp(v, commit_names[i]) == 0) {
-                *(int *)p = i;
-                return;
-            }
-        bad("--commit: '%s' is not 2pc, d2pc or carousel", v);
+        if ((*(int *)p = choice_of(commit_names, v)) < 0)
+            bad("--commit: '%s' is not 2pc, d2pc or carousel", v);
+        return;
     case OK_INDEX:
-        for (int i = 0; index_names[i]; i++)
-            if (strcmp(v, index_names[i]) == 0) {
-                *(int *)p = i;
-                return;
-            }
-        bad("--index: '%s' is not hash or array", v);
+        if ((*(int *)p = choice_of(index_names, v)) < 0)
+            bad("--index: '%s' is not hash or array", v);
+        return;
     default:
         break;
     }

@@ -208,8 +208,8 @@ struct row *table_load_row(struct table *t, struct row_freelist *fl, uint64_t ke
                 (unsigned long long)key, (unsigned long long)t->dense);
         exit(1);
     }
-    struct row *r = (struct row *)(chunk_get(t, key >> t->chunk_shift) +
-                                   (key & (((uint64_t)1 << t->chunk_shift) - 1)) * t->stride);
+    chunk_get(t, key >> t->chunk_shift); /* allocated and published by the first loader */
+    struct row *r = table_row_at(t, key);
     r->key = key; /* still all zero, as in table_new_row: each key is loaded once */
     r->table = t;
     return r;
