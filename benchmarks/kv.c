@@ -127,7 +127,7 @@ static enum rc kv_run(struct txn *t, const void *qv)
     struct row *rows[KV_MAX_KEYS];
     for (uint32_t i = 0; prefetch && i < q->n; i++) {
         rows[i] = txn_lookup(t, kvtable, q->key[i]);
-        table_prefetch(kvtable, rows[i], q->type == KV_WRITE);
+        txn_prefetch(t, kvtable, rows[i], q->type == KV_WRITE);
     }
     if (q->type == KV_READ) {
         txn_declare_read_only(t);

@@ -143,9 +143,9 @@ static enum rc new_order(struct txn *t, const struct tpcc_query *q)
         irows[i] = txn_lookup(t, tpcc.tab[T_ITEM], q->ol[i].i_id);
         srows[i] = txn_lookup(t, tpcc.tab[T_STOCK], tpcc_skey(q->ol[i].supply_w_id, q->ol[i].i_id));
         if (irows[i])
-            table_prefetch(tpcc.tab[T_ITEM], irows[i], false);
+            txn_prefetch(t, tpcc.tab[T_ITEM], irows[i], false);
         if (srows[i])
-            table_prefetch(tpcc.tab[T_STOCK], srows[i], true);
+            txn_prefetch(t, tpcc.tab[T_STOCK], srows[i], true);
     }
     struct row *wr = txn_lookup(t, tpcc.tab[T_WAREHOUSE], w);
     if (txn_read(t, wr, C(W_TAX), &img) != RC_OK)

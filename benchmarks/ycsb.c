@@ -119,7 +119,7 @@ static enum rc ycsb_run(struct txn *t, const void *qv)
     struct row *rows[YCSB_REQ_MAX];
     for (uint32_t i = 0; prefetch && i < q->n; i++) {
         rows[i] = txn_lookup(t, usertable, q->req[i].key);
-        table_prefetch(usertable, rows[i], q->req[i].write != YCSB_READ);
+        txn_prefetch(t, usertable, rows[i], q->req[i].write != YCSB_READ);
     }
     for (uint32_t i = 0; i < q->n; i++) {
         const struct ycsb_req *rq = &q->req[i];

@@ -77,6 +77,11 @@ enum abort_reason txn_abort_reason(const struct txn *t);
 
 /* Primary-key look-up (timed as index time). NULL if absent. */
 struct row *txn_lookup(struct txn *t, struct table *tab, uint64_t key);
+/* Hint: the attempt will access row r of tab soon (`write`: to write it). Requests the
+ * row's lines (table_prefetch) and the per-key state the algorithm keeps off the row
+ * (cc_prefetch), so that the misses of a transaction's rows overlap. No effect on what
+ * any access sees. */
+void txn_prefetch(struct txn *t, const struct table *tab, const struct row *r, bool write);
 
 /* Reads columns `cols` of row r; *img is the row image to read them from (valid until
  * the transaction ends; use col_ptr from storage/table.h). */
@@ -219,5 +224,9 @@ extern const bool cc_alg_locking;
 /* Optional: the transaction will not access a->row again (txn_last_access). Only
  * algorithms that use the hint define it (the generic layer references it weakly). */
 void cc_last_access(struct txn *t, struct access *a);
+/* Optional: prefetches the per-key state of row r that the algorithm keeps off the row
+ * (txn_prefetch), e.g. the sketch timestamp store's bucket and cells. Others leave it
+ * undefined (the generic layer references it weakly). */
+void cc_prefetch(const struct row *r, bool write);
 
 #endif

@@ -463,6 +463,16 @@ void txn_last_access(struct txn *t, struct row *r)
  * INDEX_SAMPLE of them (two time-stamp reads cost about as much as the probe itself). */
 #define INDEX_SAMPLE 16
 
+extern void cc_prefetch(const struct row *r, bool write) __attribute__((weak));
+
+void txn_prefetch(struct txn *t, const struct table *tab, const struct row *r, bool write)
+{
+    (void)t;
+    table_prefetch(tab, r, write);
+    if (cc_prefetch)
+        cc_prefetch(r, write);
+}
+
 struct row *txn_lookup(struct txn *t, struct table *tab, uint64_t key)
 {
     if (STATS_ENABLED && ++t->lookups % INDEX_SAMPLE == 0) {
