@@ -122,9 +122,11 @@ static enum rc kv_run(struct txn *t, const void *qv)
 {
     const struct kv_query *q = qv;
     const struct schema *s = &kvtable->schema;
-    /* --prefetch: every row looked up first (no key is inserted or deleted), its lines
-     * prefetched, so the misses overlap */
+    /* --prefetch: the keys' index lines requested, then every row looked up (no key is
+     * inserted or deleted) and its lines requested, so the misses overlap */
     struct row *rows[KV_MAX_KEYS];
+    for (uint32_t i = 0; prefetch && i < q->n; i++)
+        table_prefetch_key(kvtable, q->key[i]);
     for (uint32_t i = 0; prefetch && i < q->n; i++) {
         rows[i] = txn_lookup(t, kvtable, q->key[i]);
         txn_prefetch(t, kvtable, rows[i], q->type == KV_WRITE);

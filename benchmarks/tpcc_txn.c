@@ -140,6 +140,10 @@ static enum rc new_order(struct txn *t, const struct tpcc_query *q)
     const unsigned char *img;
     struct row *irows[TPCC_MAX_OL], *srows[TPCC_MAX_OL];
     for (int i = 0; tpcc.prefetch && i < q->ol_cnt; i++) { /* tpcc.prefetch (tpcc.h) */
+        table_prefetch_key(tpcc.tab[T_ITEM], q->ol[i].i_id);
+        table_prefetch_key(tpcc.tab[T_STOCK], tpcc_skey(q->ol[i].supply_w_id, q->ol[i].i_id));
+    }
+    for (int i = 0; tpcc.prefetch && i < q->ol_cnt; i++) {
         irows[i] = txn_lookup(t, tpcc.tab[T_ITEM], q->ol[i].i_id);
         srows[i] = txn_lookup(t, tpcc.tab[T_STOCK], tpcc_skey(q->ol[i].supply_w_id, q->ol[i].i_id));
         if (irows[i])

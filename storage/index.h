@@ -33,6 +33,9 @@ void idx_hash_destroy(struct idx_hash *h);
 bool idx_hash_insert(struct idx_hash *h, uint64_t key, struct row *row);
 /* Returns the row of key, or NULL. */
 struct row *idx_hash_get(struct idx_hash *h, uint64_t key);
+/* Hint: a look-up of key comes soon; requests the line it starts at (the own index: the
+ * key's bucket; INDEX=tbb: nothing). No effect on the index's contents. */
+void idx_hash_prefetch(struct idx_hash *h, uint64_t key);
 /* Removes key. Returns false if it was absent. */
 bool idx_hash_remove(struct idx_hash *h, uint64_t key);
 size_t idx_hash_size(struct idx_hash *h);

@@ -244,6 +244,13 @@ struct row *idx_hash_get(struct idx_hash *h, uint64_t key)
     return idx_get_contended(tb, hv, key);
 }
 
+void idx_hash_prefetch(struct idx_hash *h, uint64_t key)
+{
+    /* relaxed: a hint; a table replaced meanwhile only makes it miss */
+    struct idx_table *tb = atomic_load_explicit(&h->cur, memory_order_relaxed);
+    __builtin_prefetch(&tb->buckets[hash_mix(key) & tb->mask], 0);
+}
+
 /* One try to lock head's chain from seq, its value just loaded: false if it is locked or
  * MOVED, or changed meanwhile. Acquire on success: pairs with the release store in
  * idx_bucket_unlock of the previous holder, so its chain writes are visible. */

@@ -63,6 +63,12 @@ struct row *idx_hash_get(struct idx_hash *h, uint64_t key)
     });
 }
 
+void idx_hash_prefetch(struct idx_hash *h, uint64_t key)
+{
+    (void)h;
+    (void)key;
+}
+
 bool idx_hash_remove(struct idx_hash *h, uint64_t key)
 {
     return tbb_guarded(__func__, [&] { return h->map.erase(key); });

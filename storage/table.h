@@ -243,6 +243,15 @@ static inline struct row *table_get(struct table *t, uint64_t key)
     return idx_hash_get(t->primary, key);
 }
 
+/* Asks the CPU to bring in the index line a look-up of key starts at, so that the
+ * look-ups of a transaction's keys overlap their misses (idx_hash_prefetch; nothing for
+ * the array index, whose look-up is an address). A hint only. */
+static inline void table_prefetch_key(const struct table *t, uint64_t key)
+{
+    if (t->primary)
+        idx_hash_prefetch(t->primary, key);
+}
+
 /* Asks the CPU to bring row r's cache lines (its metadata slot, header and data, at most
  * TABLE_PREFETCH_LINES of them) in ahead of an access: shared for a read, exclusive
  * (`write`) for a row about to be written, so a transaction's row misses overlap instead
