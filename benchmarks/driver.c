@@ -1,7 +1,8 @@
 /* The driver (see driver.h).
  *
  * Phases, published by the main thread through `phase` (release) and read by workers
- * (acquire): WARMUP -> MEASURE -> STOP. A worker resets its stats the first time it sees
+ * (acquire): WARMUP -> MEASURE -> STOP, with PAUSE inside WARMUP while the warm-up's
+ * reserving thread faults memory in (below). A worker resets its stats the first time it sees
  * MEASURE and stops at the first query boundary after STOP; so commits of the measured
  * window are counted, give or take the one transaction each worker has in flight at each
  * edge. The window length is the main thread's time between the two stores.
@@ -35,7 +36,7 @@
 #include "storage/mem.h"
 #include "storage/topology.h"
 
-enum phase { PH_GENERATE, PH_WARMUP, PH_MEASURE, PH_STOP };
+enum phase { PH_GENERATE, PH_WARMUP, PH_PAUSE, PH_MEASURE, PH_STOP };
 
 /* Reserving ahead of the run's inserts (storage/table.h): a thread of the warm-up samples
  * the tables' sizes at its start and at its middle, then reserves what the same rate
@@ -43,15 +44,30 @@ enum phase { PH_GENERATE, PH_WARMUP, PH_MEASURE, PH_STOP };
  * machine's memory. That rate is the warm-up's coldest (its inserts fault their memory
  * in), so it samples again, from the reservation's end over the rest of the warm-up (at
  * least a quarter of it), and tops the reservation up to what that rate needs over the
- * whole window. The window starts once it is done (a reservation longer than the
- * warm-up lengthens the warm-up). */
+ * whole window. The workers pause while it reserves (PH_PAUSE): running, they would
+ * insert into what it reserves while it faults it in, and on a machine that faults in
+ * slowly leave the window little of it. They run RESERVE_REWARM_S after the last pause
+ * before the window starts, so it starts with warm caches (a reservation longer than
+ * the warm-up lengthens the warm-up). */
 #define RESERVE_MARGIN 1.25
+#define RESERVE_REWARM_S 0.1
+/* How long the reserver waits for every worker to reach a query boundary and pause: one
+ * that cannot (its attempt waits for a paused one's reply, in the geo layer) is left
+ * running, as all were before pausing existed. */
+#define PAUSE_WAIT_S 0.1
 struct reserver {
     pthread_t th;
+    int nworkers;
     double warmup_s, duration_s;
     size_t bytes;
-    double seconds; /* reserving, the sampling in between excluded */
+    double seconds;       /* reserving, the sampling in between excluded */
+    uint64_t rows_during; /* rows the workers inserted while it reserved (the pauses') */
 };
+
+static _Atomic int phase;
+/* Workers waiting in PH_PAUSE (relaxed: a count the reserver polls; the phase stores
+ * order the rest). */
+static atomic_int npaused;
 
 static void sleep_s(double s)
 {
@@ -59,29 +75,87 @@ static void sleep_s(double s)
         nanosleep(&(struct timespec){(time_t)s, (long)((s - (double)(time_t)s) * 1e9)}, NULL);
 }
 
+/* The reserver's pause of the workers (PH_WARMUP -> PH_PAUSE -> PH_WARMUP; the main
+ * thread stores no phase until it joined the reserver). Release stores: pair with the
+ * workers' acquire loads of the phase. */
+static void pause_workers(int n)
+{
+    atomic_store_explicit(&phase, PH_PAUSE, memory_order_release);
+    double until = clock_now_s() + PAUSE_WAIT_S;
+    while (atomic_load_explicit(&npaused, memory_order_relaxed) < n && clock_now_s() < until)
+        sleep_s(50e-6);
+}
+
+static void resume_workers(void)
+{
+    atomic_store_explicit(&phase, PH_WARMUP, memory_order_release);
+}
+
+/* Keys in every table's primary index, for counting the inserts committed while
+ * reserving (its rows count the chunks the reservation allocates too). */
+static uint64_t catalog_keys(struct catalog_sizes *s)
+{
+    catalog_sizes(s);
+    uint64_t n = 0;
+    for (int i = 0; i < s->ntables; i++)
+        n += s->keys[i];
+    return n;
+}
+
+/* Reserves for growth from a to b, `factor` times over, with the workers paused; c is
+ * scratch. */
+static size_t reserve_paused(struct reserver *rv, const struct catalog_sizes *a,
+                             const struct catalog_sizes *b, double factor, struct catalog_sizes *c)
+{
+    pause_workers(rv->nworkers);
+    uint64_t rows = catalog_keys(c);
+    size_t bytes = catalog_reserve_ahead(a, b, factor, mem_phys_bytes() / 4);
+    rv->rows_during += catalog_keys(c) - rows;
+    resume_workers();
+    return bytes;
+}
+
 static void *reserver_main(void *arg)
 {
     struct reserver *rv = arg;
     struct catalog_sizes *a = mem_alloc(sizeof(*a)), *b = mem_alloc(sizeof(*b));
+    struct catalog_sizes *c = mem_alloc(sizeof(*c));
     catalog_sizes(a);
     double t0 = clock_now_s(), end = t0 + rv->warmup_s;
     sleep_s(rv->warmup_s / 2);
     catalog_sizes(b);
     double t1 = clock_now_s();
-    rv->bytes = catalog_reserve_ahead(a, b, RESERVE_MARGIN * (end + rv->duration_s - t1) /
-                                                (t1 - t0), mem_phys_bytes() / 4);
+    rv->bytes = reserve_paused(rv, a, b, RESERVE_MARGIN * (end + rv->duration_s - t1) / (t1 - t0), c);
     double t2 = clock_now_s();
     rv->seconds = t2 - t1;
     catalog_sizes(a);
     sleep_s(end - t2 > rv->warmup_s / 4 ? end - t2 : rv->warmup_s / 4);
     catalog_sizes(b);
     double t3 = clock_now_s();
-    rv->bytes += catalog_reserve_ahead(a, b, RESERVE_MARGIN * rv->duration_s / (t3 - t2),
-                                       mem_phys_bytes() / 4);
+    rv->bytes += reserve_paused(rv, a, b, RESERVE_MARGIN * rv->duration_s / (t3 - t2), c);
     rv->seconds += clock_now_s() - t3;
+    sleep_s(RESERVE_REWARM_S);
     mem_free(a);
     mem_free(b);
+    mem_free(c);
     return NULL;
+}
+
+/* A worker at a query boundary (holding nothing) while the reserver has the workers
+ * paused: sleeps until it resumes them, counting its sleeps as the watchdog's progress
+ * (as an idle open-loop client's, sampler.h). */
+static void worker_pause(struct sampler_feed *f)
+{
+    atomic_fetch_add_explicit(&npaused, 1, memory_order_relaxed);
+    /* acquire: pairs with resume_workers' release store */
+    while (atomic_load_explicit(&phase, memory_order_acquire) == PH_PAUSE) {
+        sleep_s(50e-6);
+        /* relaxed: a count the main thread reads, written by this worker only */
+        atomic_store_explicit(&f->idle_beats,
+                              atomic_load_explicit(&f->idle_beats, memory_order_relaxed) + 1,
+                              memory_order_relaxed);
+    }
+    atomic_fetch_sub_explicit(&npaused, 1, memory_order_relaxed);
 }
 
 struct worker {
@@ -107,7 +181,6 @@ struct worker {
     struct sampler_feed feed; /* what the main thread samples (sampler.h) */
 };
 
-static _Atomic int phase;
 static atomic_int ready;
 /* clock_ticks() when the measured window started and ended: stored (relaxed) before the
  * release store of PH_MEASURE / PH_STOP that publishes them */
@@ -287,6 +360,12 @@ static void *worker_main(void *arg)
         int ph = atomic_load_explicit(&phase, memory_order_acquire);
         if (ph == PH_STOP)
             break;
+        if (ph == PH_PAUSE) { /* the warm-up's reservation: this arrival is dropped */
+            worker_pause(&wk->feed);
+            if (open) /* a new schedule from now: no backlog of the pause's arrivals */
+                arrivals_init(&ar, o->rate / o->threads, clock_ticks(), &arng);
+            continue;
+        }
         if (ph == PH_MEASURE && !measuring) {
             measuring = true;
             txn_stats_reset(t);
@@ -428,14 +507,15 @@ void driver_run(const struct workload *w, const struct options *o, struct run_re
     if (geo_on)
         geo_window_set(0);
     cpu_usage_now(&cu[CPU_WARMUP]);
-    struct reserver rv = {.warmup_s = o->warmup_s, .duration_s = o->duration_s};
+    struct reserver rv = {.nworkers = n, .warmup_s = o->warmup_s, .duration_s = o->duration_s};
     bool reserving = o->reserve_ahead && o->warmup_s > 0;
+    /* release: workers start after seeing the phase change (acquire) */
+    atomic_store_explicit(&phase, PH_WARMUP, memory_order_release);
+    /* after that store: the reserver's pauses change the phase from PH_WARMUP */
     if (reserving && pthread_create(&rv.th, NULL, reserver_main, &rv) != 0) {
         fprintf(stderr, "cannot create the reserving thread\n");
         exit(1);
     }
-    /* release: workers start after seeing the phase change (acquire) */
-    atomic_store_explicit(&phase, PH_WARMUP, memory_order_release);
     deadline_phase("warmup");
     struct sampler sm;
     sampler_start(&sm, feeds, n, &res->series, o->stall_timeout_s);
@@ -445,6 +525,7 @@ void driver_run(const struct workload *w, const struct options *o, struct run_re
         pthread_join(rv.th, NULL);
         res->reserved_bytes = rv.bytes;
         res->reserve_s = rv.seconds;
+        res->reserve_rows_during = rv.rows_during;
     }
     cpu_usage_now(&cu[CPU_WINDOW]);
     atomic_store_explicit(&window_start, clock_ticks(), memory_order_relaxed);

@@ -53,6 +53,8 @@ struct run_result {
     struct cpu_usage cpu[CPU_NPHASES];  /* per phase, the whole process (storage/cpu_usage.h) */
     size_t reserved_bytes;              /* reserved ahead in the warm-up (--reserve-ahead) */
     double reserve_s;                   /* the reservation's time (in the warm-up) */
+    uint64_t reserve_rows_during;       /* rows inserted meanwhile (0 unless a worker
+                                         * could not pause) */
 };
 
 void driver_run(const struct workload *w, const struct options *o, struct run_result *res);

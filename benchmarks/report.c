@@ -386,9 +386,10 @@ static void cpu_json(FILE *f, const struct report_in *in)
         cpu_one_json(f, names[k], &in->res->cpu[k]);
     }
     fputs("},", f);
-    fprintf(f, "\"reserve_ahead\":{\"on\":%s,\"bytes\":%zu,\"s\":%.3f},",
+    fprintf(f, "\"reserve_ahead\":{\"on\":%s,\"bytes\":%zu,\"s\":%.3f,\"rows_inserted\":%llu},",
             in->o->reserve_ahead && in->o->warmup_s > 0 ? "true" : "false",
-            in->res->reserved_bytes, in->res->reserve_s);
+            in->res->reserved_bytes, in->res->reserve_s,
+            (unsigned long long)in->res->reserve_rows_during);
 }
 
 /* "git_rev". */

@@ -51,6 +51,8 @@ class CpuUsage(unittest.TestCase):
             self.assertTrue(r["check"]["ok"])
             self.assertEqual(r["reserve_ahead"]["on"], on == "on")
             self.assertEqual(r["reserve_ahead"]["bytes"] > 0, on == "on")
+            # the workers paused while it reserved: none of it went to their inserts
+            self.assertEqual(r["reserve_ahead"]["rows_inserted"], 0)
             per_commit[on] = r["cpu"]["window"]["minor_faults"] / r["commits"]
         self.assertLess(per_commit["on"], 0.5 * per_commit["off"], per_commit)
 
