@@ -1,8 +1,9 @@
 /* The driver (see driver.h).
  *
- * Phases, published by the main thread through `phase` (release) and read by workers
- * (acquire): WARMUP -> MEASURE -> STOP, with PAUSE inside WARMUP while the warm-up's
- * reserving thread faults memory in (below). A worker resets its stats the first time it sees
+ * Phases, published through `phase` (release) and read by workers (acquire): WARMUP ->
+ * MEASURE -> STOP, stored by the main thread, with PAUSE inside WARMUP, stored by the
+ * warm-up's reserving thread while it faults memory in (below; the main thread stores
+ * MEASURE only after joining it). A worker resets its stats the first time it sees
  * MEASURE and stops at the first query boundary after STOP; so commits of the measured
  * window are counted, give or take the one transaction each worker has in flight at each
  * edge. The window length is the main thread's time between the two stores.
@@ -52,8 +53,9 @@ enum phase { PH_GENERATE, PH_WARMUP, PH_PAUSE, PH_MEASURE, PH_STOP };
 #define RESERVE_MARGIN 1.25
 #define RESERVE_REWARM_S 0.1
 /* How long the reserver waits for every worker to reach a query boundary and pause: one
- * that cannot (its attempt waits for a paused one's reply, in the geo layer) is left
- * running, as all were before pausing existed. */
+ * that does not (a long attempt: geo round trips, the storage model; an idle open-loop
+ * client sleeping till its next arrival) runs on, and its inserts meanwhile are counted
+ * (rows_during), as are a backup coordinator's (--fail-commit-at), which never pauses. */
 #define PAUSE_WAIT_S 0.1
 struct reserver {
     pthread_t th;
@@ -62,11 +64,13 @@ struct reserver {
     size_t bytes;
     double seconds;       /* reserving, the sampling in between excluded */
     uint64_t rows_during; /* rows the workers inserted while it reserved (the pauses') */
+    bool paused;          /* it paused the workers at least once */
 };
 
 static _Atomic int phase;
-/* Workers waiting in PH_PAUSE (relaxed: a count the reserver polls; the phase stores
- * order the rest). */
+/* Workers waiting in PH_PAUSE: a worker adds itself with release, after its last
+ * insert, and the reserver polls with acquire, so its count of rows inserted while
+ * reserving starts after every paused worker's inserts. */
 static atomic_int npaused;
 
 static void sleep_s(double s)
@@ -82,8 +86,8 @@ static void pause_workers(int n)
 {
     atomic_store_explicit(&phase, PH_PAUSE, memory_order_release);
     double until = clock_now_s() + PAUSE_WAIT_S;
-    while (atomic_load_explicit(&npaused, memory_order_relaxed) < n && clock_now_s() < until)
-        sleep_s(50e-6);
+    while (atomic_load_explicit(&npaused, memory_order_acquire) < n && clock_now_s() < until)
+        sleep_s(100e-6);
 }
 
 static void resume_workers(void)
@@ -102,11 +106,23 @@ static uint64_t catalog_keys(struct catalog_sizes *s)
     return n;
 }
 
-/* Reserves for growth from a to b, `factor` times over, with the workers paused; c is
- * scratch. */
+/* Whether any table grew from a to b (else there is nothing to reserve). */
+static bool catalog_grew(const struct catalog_sizes *a, const struct catalog_sizes *b)
+{
+    for (int i = 0; i < b->ntables; i++)
+        if (i >= a->ntables || b->rows[i] != a->rows[i] || b->keys[i] != a->keys[i])
+            return true;
+    return false;
+}
+
+/* Reserves for growth from a to b, `factor` times over, with the workers paused (not
+ * paused when nothing grew: YCSB, geo runs); c is scratch. */
 static size_t reserve_paused(struct reserver *rv, const struct catalog_sizes *a,
                              const struct catalog_sizes *b, double factor, struct catalog_sizes *c)
 {
+    if (!catalog_grew(a, b))
+        return 0;
+    rv->paused = true;
     pause_workers(rv->nworkers);
     uint64_t rows = catalog_keys(c);
     size_t bytes = catalog_reserve_ahead(a, b, factor, mem_phys_bytes() / 4);
@@ -134,7 +150,8 @@ static void *reserver_main(void *arg)
     double t3 = clock_now_s();
     rv->bytes += reserve_paused(rv, a, b, RESERVE_MARGIN * rv->duration_s / (t3 - t2), c);
     rv->seconds += clock_now_s() - t3;
-    sleep_s(RESERVE_REWARM_S);
+    if (rv->paused)
+        sleep_s(RESERVE_REWARM_S);
     mem_free(a);
     mem_free(b);
     mem_free(c);
@@ -146,16 +163,18 @@ static void *reserver_main(void *arg)
  * (as an idle open-loop client's, sampler.h). */
 static void worker_pause(struct sampler_feed *f)
 {
-    atomic_fetch_add_explicit(&npaused, 1, memory_order_relaxed);
+    deadline_phase("paused");
+    atomic_fetch_add_explicit(&npaused, 1, memory_order_release); /* see npaused */
     /* acquire: pairs with resume_workers' release store */
     while (atomic_load_explicit(&phase, memory_order_acquire) == PH_PAUSE) {
-        sleep_s(50e-6);
+        sleep_s(1e-3);
         /* relaxed: a count the main thread reads, written by this worker only */
         atomic_store_explicit(&f->idle_beats,
                               atomic_load_explicit(&f->idle_beats, memory_order_relaxed) + 1,
                               memory_order_relaxed);
     }
     atomic_fetch_sub_explicit(&npaused, 1, memory_order_relaxed);
+    deadline_phase("run");
 }
 
 struct worker {

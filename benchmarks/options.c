@@ -81,7 +81,8 @@ static const struct opt_def defs[] = {
      "on or off: in the warm-up, growing tables allocate and fault in the rows (and their "
      "indexes the buckets) the rest of the run will need at 1.25 times the warm-up's "
      "insert rate (within a quarter of the memory), so the measured window faults in next to none "
-     "(needs --warmup > 0; lengthens the warm-up by the time it takes; past the reservation "
+     "(needs --warmup > 0; the workers pause while it reserves, which lengthens the warm-up by "
+     "its time and 0.1 s; past the reservation "
      "memory faults in as it is first written)"},
     {"index", OK_INDEX, OFF(index_kind), 0, 0, false, "hash",
      "hash or array: the primary index of a workload keyed 0..N-1 (ycsb, bank, synth, f1, "

@@ -38,11 +38,11 @@
 #include "storage/hash_mix.h"
 
 #define SKETCH_D 4
-/* Active buckets: at least this many per thread, a power of two (64 KiB of bucket heads
- * per thread). Far more than a transaction's keys, so that two threads seldom take the
- * same bucket's lock and the heads' lines seldom move between cores: on YCSB (1 M keys,
- * 2 threads) 1024 per thread ran 1.06x 64 per thread (tictoc-sketch, medians of 3). */
-#define BUCKETS_PER_THREAD 1024
+/* Active buckets: at least this many per thread (a transaction's keys), a power of two.
+ * The table's size decides how long a released key stays exact (and so the sketch's
+ * false aborts the figures measure): 1024 per thread ran YCSB (1 M keys, 2 threads) only
+ * 1.06x faster than 64 (tictoc-sketch), not worth changing what the figures measure. */
+#define BUCKETS_PER_THREAD 64
 #define MIN_BUCKETS 256
 
 /* Bytes of the sketch (--sketch-kib; options.c finds the flag's target here, weakly). */

@@ -29,6 +29,10 @@
  *     cc/ts_sketch.c): an unfolded entry only ever claims later stamps than the truth,
  *     so timestamp checks can only fail more often, never pass wrongly.
  *
+ * The sketch store defines the optional hook cc_prefetch (cc/cc.h) itself: a key's
+ * bucket and cells are requested with its row (txn_prefetch); an algorithm built with the
+ * store defines no cc_prefetch of its own.
+ *
  * Cost accounting (sketch only): the sketch counts how often an unfolded entry was
  * inflated (bounds above the exact stamps, which it keeps in the row as a shadow for
  * measurement only: never read by the protocol) and algorithms report the aborts that

@@ -246,8 +246,7 @@ struct row *idx_hash_get(struct idx_hash *h, uint64_t key)
 
 void idx_hash_prefetch(struct idx_hash *h, uint64_t key)
 {
-    /* relaxed: a hint; a table replaced meanwhile only makes it miss */
-    struct idx_table *tb = atomic_load_explicit(&h->cur, memory_order_relaxed);
+    struct idx_table *tb = idx_cur(h); /* a table replaced meanwhile only makes it miss */
     __builtin_prefetch(&tb->buckets[hash_mix(key) & tb->mask], 0);
 }
 
