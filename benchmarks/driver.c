@@ -124,9 +124,9 @@ static size_t reserve_paused(struct reserver *rv, const struct catalog_sizes *a,
         return 0;
     rv->paused = true;
     pause_workers(rv->nworkers);
-    uint64_t rows = catalog_keys(c);
+    uint64_t keys = catalog_keys(c);
     size_t bytes = catalog_reserve_ahead(a, b, factor, mem_phys_bytes() / 4);
-    rv->rows_during += catalog_keys(c) - rows;
+    rv->rows_during += catalog_keys(c) - keys;
     resume_workers();
     return bytes;
 }

@@ -198,10 +198,11 @@ static inline struct row *table_new_row_from(struct row_freelist *fl, struct tab
  * its inserts reach it and faults its pages in as they write it; its primary index grows
  * its bucket array the same way. In the measured window that is kernel time (page
  * clearing, most of it) that measures memory management, not concurrency control. So the
- * driver (its workers paused meanwhile) samples every table's size in the warm-up and,
- * from the rate between the samples (twice: see benchmarks/driver.c), has each table allocate and fault in the chunks, and its index grow to the
- * bucket array, that the rest of the run will need, within a memory budget. Past the
- * reservation, rows and buckets are allocated and faulted in on demand as before. */
+ * driver samples every table's size in the warm-up and, from the rate between the
+ * samples (twice: see benchmarks/driver.c), has each table allocate and fault in the
+ * chunks, and its index grow to the bucket array, that the rest of the run will need,
+ * within a memory budget, its workers paused meanwhile. Past the reservation, rows and
+ * buckets are allocated and faulted in on demand as before. */
 struct catalog_sizes {
     int ntables;
     uint64_t rows[MAX_TABLES]; /* table_nrows */
