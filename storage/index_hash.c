@@ -424,8 +424,8 @@ static size_t idx_grow_to(struct idx_hash *h, struct idx_table *tb, unsigned bit
     }
     struct idx_table *nt = idx_table_new(bits);
     size_t bytes = ((size_t)1 << bits) * sizeof(struct idx_bucket);
-    if (populated)
-        mem_populate(nt->buckets, bytes);
+    if (populated) /* not yet published */
+        mem_prefault(nt->buckets, bytes);
     nt->older = tb;
     /* release: publishes nt (its zeroed buckets) to whoever follows next (MOVED, or a
      * helper in idx_hash_insert) */

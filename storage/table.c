@@ -407,7 +407,7 @@ static size_t reserve_placed_ahead(struct table *t, uint64_t rows, const uint64_
         uint64_t chunks = want > ahead ? (want - ahead + per_chunk - 1) / per_chunk : 0;
         for (uint64_t j = 0; j < chunks; j++) {
             unsigned char *p = chunk_alloc(chunk_bytes, k - 1);
-            mem_populate(p, chunk_bytes);
+            mem_prefault(p, chunk_bytes); /* not yet published */
             struct table_spare *sp = mem_alloc(sizeof(*sp));
             sp->next = NULL;
             pthread_mutex_lock(&st->lock);
@@ -436,9 +436,36 @@ static size_t reserve_placed_ahead(struct table *t, uint64_t rows, const uint64_
     return bytes;
 }
 
+/* Chunk c of t (not placed), faulted in: allocated, prefaulted and only then published
+ * where no inserter published it first; else (inserters may be writing it) populated
+ * without the prefault's stores. */
+static void chunk_reserve(struct table *t, uint64_t c, size_t chunk_bytes)
+{
+    /* acquire: pairs with chunk_get's release store */
+    unsigned char *p = atomic_load_explicit(&t->chunks[c], memory_order_acquire);
+    if (p) {
+        mem_populate(p, chunk_bytes);
+        return;
+    }
+    unsigned char *fresh = chunk_alloc(chunk_bytes, -1);
+    mem_prefault(fresh, chunk_bytes);
+    pthread_mutex_lock(&t->chunk_lock);
+    p = atomic_load_explicit(&t->chunks[c], memory_order_relaxed);
+    if (!p) {
+        SHW(SHW_TABLE);
+        atomic_store_explicit(&t->chunks[c], fresh, memory_order_release); /* as chunk_get */
+    }
+    pthread_mutex_unlock(&t->chunk_lock);
+    if (p) { /* an inserter reached it meanwhile */
+        mem_free_shared(fresh, chunk_bytes);
+        mem_populate(p, chunk_bytes);
+    }
+}
+
 /* Allocates and faults in t's chunks for rows [nrows, nrows + rows), those not faulted in
  * ahead already (a placed table: see reserve_placed_ahead); its bytes. Safe against
- * inserters: chunk_get publishes a chunk once, and populating changes no byte. */
+ * inserters: a chunk is published once, and one they may be writing is only populated,
+ * which changes no byte. */
 static size_t reserve_rows_ahead(struct table *t, uint64_t rows, const uint64_t *before,
                                  const uint64_t *now)
 {
@@ -454,7 +481,7 @@ static size_t reserve_rows_ahead(struct table *t, uint64_t rows, const uint64_t 
         from = done;
     size_t chunk_bytes = ((size_t)1 << t->chunk_shift) * t->stride, bytes = 0;
     for (uint64_t c = from >> t->chunk_shift; from <= last && c <= last >> t->chunk_shift; c++) {
-        mem_populate(chunk_get(t, c), chunk_bytes);
+        chunk_reserve(t, c, chunk_bytes);
         bytes += chunk_bytes;
     }
     pthread_mutex_lock(&t->chunk_lock);

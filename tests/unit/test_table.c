@@ -1,7 +1,8 @@
 /* Unit tests of placed tables (storage/table.h): rows reserved for a node come only from
  * chunks of that node, concurrently too; a scan of [0, table_nrows) finds every row handed
  * out exactly once among zero rows; switching a row_freelist's node moves its next rows to
- * that node's chunks. Nodes here are stream slots: on a one-node machine the chunks'
+ * that node's chunks; mem_prefault, which reserved chunks go through, leaves their bytes as
+ * they are. Nodes here are stream slots: on a one-node machine the chunks'
  * memory is the same, but which chunk a row comes from is what is checked. */
 #include <pthread.h>
 #include <string.h>
@@ -141,11 +142,28 @@ static void switching_node_moves_rows(void)
     table_destroy(t);
 }
 
+/* The prefault's store to each page writes back the byte it read: a reserved chunk keeps
+ * its zero rows, and any other memory its contents. */
+static void prefault_keeps_contents(void)
+{
+    size_t bytes = (size_t)64 << 12;
+    unsigned char *p = mem_alloc_shared_base_pages(bytes, -1);
+    for (size_t i = 0; i < bytes; i++)
+        p[i] = (unsigned char)(i * 7 + 1);
+    CHECK(mem_prefault(p, bytes));
+    size_t differ = 0;
+    for (size_t i = 0; i < bytes; i++)
+        differ += p[i] != (unsigned char)(i * 7 + 1);
+    CHECK_EQ_U(differ, 0);
+    mem_free_shared(p, bytes);
+}
+
 int main(void)
 {
     mem_init(0);
     RUN_CASE(rows_stay_on_their_node);
     RUN_CASE(concurrent_reservations);
     RUN_CASE(switching_node_moves_rows);
+    RUN_CASE(prefault_keeps_contents);
     CHECK_EXIT();
 }
