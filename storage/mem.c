@@ -164,10 +164,9 @@ bool mem_populate(void *p, size_t size)
     return madvise(p, size, MADV_POPULATE_WRITE) == 0;
 }
 
-bool mem_prefault(void *p, size_t size)
+void mem_prefault(void *p, size_t size)
 {
-    if (!mem_populate(p, size))
-        return false;
+    mem_populate(p, size);
     /* Then a store to each page from this address space. The kernel fills the pages
      * through its own mapping of them; where a hypervisor shadows the guest's page tables
      * (as a PVM guest's does), the process's first store to each page still exits to it,
@@ -176,13 +175,13 @@ bool mem_prefault(void *p, size_t size)
      * a load from it and 3 ns after a store; in a TPC-C window, 21% of the blocks of
      * reserved rows still took the exit after a load, 6% after a store (the hypervisor
      * maps a page it saw only loaded read-only, to see it dirtied). The store writes the
-     * byte it reads (an atomic or of 0), as the memory is zero or unused. */
+     * byte it reads (an atomic or of 0), as the memory is zero or unused. Where the
+     * kernel cannot populate (before Linux 5.14) the stores fault the pages in. */
     long page = sysconf(_SC_PAGESIZE);
     if (page <= 0)
         page = 4096;
     for (size_t off = 0; off < size; off += (size_t)page)
         __atomic_fetch_or((unsigned char *)p + off, 0, __ATOMIC_RELAXED);
-    return true;
 }
 
 size_t mem_phys_bytes(void)

@@ -46,9 +46,10 @@ size_t mem_rss_bytes(void);
 bool mem_populate(void *p, size_t size);
 /* mem_populate, then a store to each page from the process itself, so that the first
  * touch costs nothing on a virtual machine whose hypervisor shadows the page tables
- * either (see mem.c). Only for memory no other thread can reach yet: the store is an
- * atomic or of 0, which leaves the bytes as they are but races with a plain access. */
-bool mem_prefault(void *p, size_t size);
+ * either (see mem.c), and the pages are faulted in where the kernel cannot populate.
+ * Only for memory no other thread can reach yet: the store is an atomic or of 0, which
+ * leaves the bytes as they are but races with a plain access. */
+void mem_prefault(void *p, size_t size);
 /* Physical memory of the machine, bytes (0 if unknown). */
 size_t mem_phys_bytes(void);
 

@@ -150,7 +150,7 @@ static void prefault_keeps_contents(void)
     unsigned char *p = mem_alloc_shared_base_pages(bytes, -1);
     for (size_t i = 0; i < bytes; i++)
         p[i] = (unsigned char)(i * 7 + 1);
-    CHECK(mem_prefault(p, bytes));
+    mem_prefault(p, bytes);
     size_t differ = 0;
     for (size_t i = 0; i < bytes; i++)
         differ += p[i] != (unsigned char)(i * 7 + 1);
