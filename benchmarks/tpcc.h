@@ -120,7 +120,8 @@ struct tpcc_db {
      * (placed tables, storage/table.h) and new rows on the inserting thread's node. */
     bool placed;
     /* --prefetch: NewOrder looks up its items' and stocks' rows first and prefetches
-     * them (neither table takes inserts or deletes), so their misses overlap */
+     * them (neither table takes inserts or deletes), so their misses overlap; NewOrder
+     * and Payment also request the index buckets of the keys their commits insert */
     bool prefetch;
     /* The loaded S_QUANTITY of STOCK (w, i), at [(w - 1) * TPCC_ITEMS + i - 1]: --check's
      * condition 17 derives the final quantity from it (tpcc_check.c). */

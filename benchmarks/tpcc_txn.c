@@ -264,16 +264,22 @@ static enum rc new_order(struct txn *t, const struct tpcc_query *q)
     return RC_OK;
 }
 
+/* A HISTORY row's key: the thread's, then its sequence number (HISTORY has no key of its
+ * own; the index needs one). */
+static inline uint64_t history_key(uint32_t thread, uint64_t seq)
+{
+    return (uint64_t)(thread + 1) << 40 | seq;
+}
+
 static enum rc payment(struct txn *t, const struct tpcc_query *q)
 {
     uint32_t w = q->w_id, d = q->d_id;
     const unsigned char *img;
     struct thread_state *ts = &tstate[q->thread];
-    uint64_t hkey = (uint64_t)(q->thread + 1) << 40 | ++ts->history_seq;
-    if (tpcc.prefetch) { /* the index buckets of the customer by id and of the insert */
+    if (tpcc.prefetch) { /* the index buckets of the customer by id and of the insert's key */
         if (!q->by_name)
             table_prefetch_key(tpcc.tab[T_CUSTOMER], tpcc_ckey(q->c_w_id, q->c_d_id, q->c_id));
-        table_prefetch_key(tpcc.tab[T_HISTORY], hkey);
+        table_prefetch_key(tpcc.tab[T_HISTORY], history_key(q->thread, ts->history_seq + 1));
     }
     struct row *wr = txn_lookup(t, tpcc.tab[T_WAREHOUSE], w);
     colmask_t wcols = C(W_NAME) | C(W_STREET_1) | C(W_STREET_2) | C(W_CITY) | C(W_STATE) |
@@ -330,6 +336,7 @@ static enum rc payment(struct txn *t, const struct tpcc_query *q)
             return RC_ABORT;
     }
 
+    uint64_t hkey = history_key(q->thread, ++ts->history_seq);
     struct row *hr;
     unsigned char *himg;
     if (txn_insert(t, tpcc.tab[T_HISTORY], hkey, &hr, &himg) != RC_OK)

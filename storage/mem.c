@@ -177,10 +177,7 @@ void mem_prefault(void *p, size_t size)
      * maps a page it saw only loaded read-only, to see it dirtied). The store writes the
      * byte it reads (an atomic or of 0), as the memory is zero or unused. Where the
      * kernel cannot populate (before Linux 5.14) the stores fault the pages in. */
-    long page = sysconf(_SC_PAGESIZE);
-    if (page <= 0)
-        page = 4096;
-    for (size_t off = 0; off < size; off += (size_t)page)
+    for (size_t off = 0; off < size; off += PAGE_BYTES)
         __atomic_fetch_or((unsigned char *)p + off, 0, __ATOMIC_RELAXED);
 }
 

@@ -441,7 +441,8 @@ static size_t reserve_placed_ahead(struct table *t, uint64_t rows, const uint64_
  * without the prefault's stores. */
 static void chunk_reserve(struct table *t, uint64_t c, size_t chunk_bytes)
 {
-    /* acquire: pairs with chunk_get's release store */
+    /* acquire: pairs with the release store that published the chunk (chunk_get's, or
+     * this function's) */
     unsigned char *p = atomic_load_explicit(&t->chunks[c], memory_order_acquire);
     if (p) {
         mem_populate(p, chunk_bytes);
