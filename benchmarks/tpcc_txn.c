@@ -166,9 +166,9 @@ static enum rc new_order(struct txn *t, const struct tpcc_query *q)
         return RC_ABORT;
     /* the keys the commit inserts are known now: their index buckets, random lines of
      * large tables, come in meanwhile instead of one after another at the commit */
-    for (int i = 0; tpcc.prefetch && i < q->ol_cnt; i++)
-        table_prefetch_key(tpcc.tab[T_ORDER_LINE], tpcc_olkey(w, d, o_id, (uint32_t)i + 1));
     if (tpcc.prefetch) {
+        for (int i = 0; i < q->ol_cnt; i++)
+            table_prefetch_key(tpcc.tab[T_ORDER_LINE], tpcc_olkey(w, d, o_id, (uint32_t)i + 1));
         table_prefetch_key(tpcc.tab[T_ORDER], tpcc_okey(w, d, o_id));
         table_prefetch_key(tpcc.tab[T_NEW_ORDER], tpcc_okey(w, d, o_id));
     }

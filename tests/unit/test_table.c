@@ -2,8 +2,8 @@
  * chunks of that node, concurrently too; a scan of [0, table_nrows) finds every row handed
  * out exactly once among zero rows; switching a row_freelist's node moves its next rows to
  * that node's chunks; mem_prefault, which reserved chunks not yet published go through,
- * leaves their bytes as they are. Nodes here are stream slots: on a one-node machine the chunks'
- * memory is the same, but which chunk a row comes from is what is checked. */
+ * leaves their bytes as they are. Nodes here are stream slots: on a one-node machine the
+ * chunks' memory is the same, but which chunk a row comes from is what is checked. */
 #include <pthread.h>
 #include <string.h>
 
