@@ -78,6 +78,9 @@ const char cc_alg_name[] = "NCC";
 const char cc_alg_name[] = "NCC-RW";
 #endif
 const bool cc_alg_serializable = true;
+/* A read latches the key's state in the row's slot (txn_prefetch: the line comes
+ * exclusive). */
+const bool cc_alg_reads_write_meta = true;
 const bool cc_alg_strict = true;
 /* A failed client's attempt is finished by the backup coordinator (benchmarks/recovery.h)
  * with cc_commit / cc_abort on its context: the same safeguard and smart retry. */

@@ -464,11 +464,12 @@ void txn_last_access(struct txn *t, struct row *r)
 #define INDEX_SAMPLE 16
 
 extern void cc_prefetch(const struct row *r, bool write) __attribute__((weak));
+extern const bool cc_alg_reads_write_meta __attribute__((weak));
 
 void txn_prefetch(struct txn *t, const struct table *tab, const struct row *r, bool write)
 {
     (void)t;
-    table_prefetch(tab, r, write);
+    table_prefetch(tab, r, write, &cc_alg_reads_write_meta && cc_alg_reads_write_meta);
     if (cc_prefetch)
         cc_prefetch(r, write);
 }

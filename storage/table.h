@@ -256,14 +256,18 @@ static inline void table_prefetch_key(const struct table *t, uint64_t key)
 /* Asks the CPU to bring row r's cache lines (its metadata slot, header and data, at most
  * TABLE_PREFETCH_LINES of them) in ahead of an access: shared for a read, exclusive
  * (`write`) for a row about to be written, so a transaction's row misses overlap instead
- * of coming one after another. A hint only: no effect on what any access sees. */
+ * of coming one after another. The first line, the metadata slot's, comes exclusive also
+ * where `meta_write` (an algorithm whose reads write the slot: a read lock, a latch, a
+ * raised read timestamp), which saves the upgrade of a shared line at that write. A hint
+ * only: no effect on what any access sees. */
 #define TABLE_PREFETCH_LINES 4
-static inline void table_prefetch(const struct table *t, const struct row *r, bool write)
+static inline void table_prefetch(const struct table *t, const struct row *r, bool write,
+                                  bool meta_write)
 {
     size_t end = t->stride < TABLE_PREFETCH_LINES * CACHE_LINE ? t->stride
                                                                : TABLE_PREFETCH_LINES * CACHE_LINE;
     for (size_t off = 0; off < end; off += CACHE_LINE) {
-        if (write)
+        if (write || (off == 0 && meta_write))
             __builtin_prefetch((const char *)r + off, 1);
         else
             __builtin_prefetch((const char *)r + off, 0);
