@@ -228,8 +228,8 @@ void cc_last_access(struct txn *t, struct access *a);
  * latch, a raised read timestamp) and asking for the slot's line exclusive with a read's
  * prefetch (txn_prefetch, table_prefetch) measured faster: mvto, bamboo, ncc. Others leave
  * it undefined (the generic layer references it weakly): a read's prefetch leaves the line
- * shared, as silo and tictoc need (their reads write nothing), and as measured no slower
- * for 2PL and sto. */
+ * shared, as silo and tictoc need (their reads write nothing); 2PL and sto measured no
+ * faster with it. */
 extern const bool cc_alg_reads_write_meta;
 /* Optional: prefetches the per-key state of row r that the algorithm keeps off the row
  * (txn_prefetch), e.g. the sketch timestamp store's bucket and cells. Others leave it

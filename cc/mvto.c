@@ -393,6 +393,16 @@ static void gc_push(struct mvto_thread *p, struct row *r, uint64_t ts)
     p->gc[(p->gc_head + p->gc_len++) & (p->gc_cap - 1)] = (struct mvto_gc){r, ts};
 }
 
+/* Requests the metadata line (the entry with the row store, the chain's head) of the
+ * i-th queued row, if there is one. The queued rows were written a GC period ago and have
+ * mostly left the cache; asked for GC_PREFETCH_AHEAD rows ahead, their misses overlap
+ * instead of each stalling gc_drain's latch. A hint: a row not due yet costs the fetch. */
+static inline void gc_prefetch(const struct mvto_thread *p, uint32_t i)
+{
+    if (i < p->gc_len)
+        __builtin_prefetch(p->gc[(p->gc_head + i) & (p->gc_cap - 1)].row->cc, 1);
+}
+
 /* Prunes the queued rows whose version ts the watermark has passed: the old version our
  * commit made there is then no longer needed (unless the row was pruned already). So a
  * row written once and never accessed again does not keep its old version forever. The
@@ -400,16 +410,10 @@ static void gc_push(struct mvto_thread *p, struct row *r, uint64_t ts)
 static void gc_drain(struct txn *t)
 {
     struct mvto_thread *p = t->cc;
-    /* The queued rows were written a GC period ago and have mostly left the cache: each
-     * one's metadata line (the entry with the row store, the chain's head) is asked for
-     * GC_PREFETCH_AHEAD rows ahead, so the misses overlap instead of each stalling the
-     * latch. (A hint: a row queued but not due yet only costs the fetch.) */
-    for (uint32_t i = 0; i < GC_PREFETCH_AHEAD && i < p->gc_len; i++)
-        __builtin_prefetch(p->gc[(p->gc_head + i) & (p->gc_cap - 1)].row->cc, 1);
+    for (uint32_t i = 0; i < GC_PREFETCH_AHEAD; i++)
+        gc_prefetch(p, i);
     while (p->gc_len && p->gc[p->gc_head].ts <= p->wm) {
-        if (p->gc_len > GC_PREFETCH_AHEAD)
-            __builtin_prefetch(
-                p->gc[(p->gc_head + GC_PREFETCH_AHEAD) & (p->gc_cap - 1)].row->cc, 1);
+        gc_prefetch(p, GC_PREFETCH_AHEAD);
         struct row *r = p->gc[p->gc_head].row;
         p->gc_head = (p->gc_head + 1) & (p->gc_cap - 1);
         p->gc_len--;

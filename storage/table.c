@@ -256,7 +256,8 @@ static uint64_t reserve_placed(struct table *t, int node)
         if (c >= t->max_chunks) {
             too_many_rows(t);
         }
-        unsigned char *p = chunk_alloc(rows * t->stride, st == &t->streams[0] ? -1 : node, false);
+        int at = st == &t->streams[0] ? -1 : node;
+        unsigned char *p = chunk_alloc(rows * t->stride, at, false);
         SHW(SHW_TABLE);
         /* release both: a scan that reads nrows (acquire) finds the chunk published */
         atomic_store_explicit(&t->chunks[c], p, memory_order_release);
