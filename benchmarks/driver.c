@@ -33,6 +33,7 @@
 #include "benchmarks/sampler.h"
 #include "cc/geo.h"
 #include "storage/clock.h"
+#include "storage/line_trip.h"
 #include "storage/wait.h"
 #include "storage/mem.h"
 #include "storage/topology.h"
@@ -499,6 +500,7 @@ void driver_run(const struct workload *w, const struct options *o, struct run_re
         exit(2);
     }
     atomic_store(&ready, 0);
+    res->line_trip_ns[0] = n > 1 ? line_trip_ns(0, 1) : -1;
     struct cpu_usage cu[CPU_NPHASES + 1]; /* at each phase's start, and the window's end */
     cpu_usage_now(&cu[CPU_GENERATE]);
     deadline_phase("generate");
@@ -581,6 +583,7 @@ void driver_run(const struct workload *w, const struct options *o, struct run_re
     }
     deadline_phase("recovery");
     recovery_stop(&res->recovery); /* finishes what is still pending */
+    res->line_trip_ns[1] = n > 1 ? line_trip_ns(0, 1) : -1;
     wait_set_parking(false);
     if (o->verify)
         res->hist = mem_zalloc((size_t)n * sizeof(*res->hist));

@@ -55,6 +55,9 @@ struct run_result {
     double reserve_s;                   /* the reservation's time (in the warm-up) */
     uint64_t reserve_rows_during;       /* rows inserted meanwhile (0 unless a worker
                                          * could not pause) */
+    double line_trip_ns[2]; /* threads 0 and 1's cache-line round trip before the workers
+                             * start and after they stop (storage/line_trip.h; -1: not
+                             * measured) */
 };
 
 void driver_run(const struct workload *w, const struct options *o, struct run_result *res);

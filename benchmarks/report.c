@@ -335,7 +335,8 @@ static void data_json(FILE *f, const struct report_in *in)
     fputs("},", f);
 }
 
-/* "machine":{...}: CPU model, cores, NUMA nodes, clock rate. */
+/* "machine":{...}: CPU model, cores, NUMA nodes, clock rate, and threads 0 and 1's
+ * cache-line round trip at the run's edges (null where not measured). */
 static void machine_json(FILE *f, const struct run_result *r)
 {
     char cpu[256];
@@ -343,9 +344,23 @@ static void machine_json(FILE *f, const struct run_result *r)
     fputs("\"machine\":{\"cpu_model\":", f);
     json_string(f, cpu);
     fprintf(f, ",\"cores\":%ld,\"cpus_allowed\":%d,\"physical_cores_allowed\":%d,"
-               "\"numa_nodes\":%d,\"tsc_hz\":%.0f},",
+               "\"numa_nodes\":%d,\"tsc_hz\":%.0f,\"line_trip_ns\":",
             sysconf(_SC_NPROCESSORS_ONLN), r->ncpus, topo_ncores(), mem_numa_nodes(),
             clock_ticks_per_s);
+    if (r->line_trip_ns[0] < 0 && r->line_trip_ns[1] < 0) {
+        fputs("null},", f);
+        return;
+    }
+    fputc('{', f);
+    const char *edge[2] = {"before", "after"};
+    for (int k = 0; k < 2; k++) {
+        fprintf(f, "%s\"%s\":", k ? "," : "", edge[k]);
+        if (r->line_trip_ns[k] < 0)
+            fputs("null", f);
+        else
+            fprintf(f, "%.0f", r->line_trip_ns[k]);
+    }
+    fputs("}},", f);
 }
 
 /* "pin_plan":[...]: where each thread ran (storage/topology.h). */
