@@ -227,9 +227,10 @@ void cc_last_access(struct txn *t, struct access *a);
 /* Optional: true where reads write the row's metadata slot (row->cc: a read lock, a latch,
  * a raised read timestamp, at the access or, for tictoc's rts extension, at commit) and
  * asking for the slot's line exclusive with a read's prefetch (txn_prefetch,
- * table_prefetch) measured faster: mvto, bamboo, ncc, tictoc. Others leave it undefined
- * (the generic layer references it weakly): a read's prefetch leaves the line shared, as
- * silo needs (its reads write nothing); 2PL and sto measured no faster with it. */
+ * table_prefetch) measured faster: mvto, bamboo, ncc, tictoc, the RCC family at SER.
+ * Others leave it undefined (the generic layer references it weakly): a read's prefetch
+ * leaves the line shared, as silo needs (its reads write nothing); 2PL and sto measured
+ * no faster with it. */
 extern const bool cc_alg_reads_write_meta;
 /* Optional: prefetches the per-key state of row r that the algorithm keeps off the row
  * (txn_prefetch), e.g. the sketch timestamp store's bucket and cells. Others leave it
