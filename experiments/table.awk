@@ -1,6 +1,8 @@
 # Prints a table from rundb JSON result lines (one per run): one row per (workload
 # setting, threads, variant) with the median throughput, abort rate, p99 latency and
-# share of the measured window's CPU time spent in the kernel (sys%) over the repetitions. Usage: awk -f experiments/table.awk results.jsonl
+# share of the measured window's CPU time spent in the kernel (sys%) over the repetitions,
+# and the median cache-line round trip between threads 0 and 1 (trip_ns: the mean of each
+# run's machine.line_trip_ns, "-" where not measured). Usage: awk -f experiments/table.awk results.jsonl
 function num(key,    m) {
     if (match($0, "\"" key "\":-?[0-9.e+-]+")) {
         m = substr($0, RSTART, RLENGTH)
@@ -61,15 +63,26 @@ function median(list,    a, n, i, j, t) {
     } else {
         sys[k] = sys[k] " -1"
     }
+    # threads 0 and 1's cache-line round trip: the mean of the run's edges (-1: null)
+    trip = -1
+    if (match($0, /"line_trip_ns":\{"before":[0-9.]+,"after":[0-9.]+\}/)) {
+        t = substr($0, RSTART, RLENGTH)
+        gsub(/[^0-9.,]/, "", t)
+        split(t, e, ",")
+        trip = (e[1] + e[2]) / 2
+    }
+    trips[k] = trips[k] " " trip
     reps[k]++
 }
 END {
-    printf "%-48s %7s %-13s %12s %8s %10s %6s %4s\n", "setting", "threads", "variant", "commits/s", "aborts", "p99 us", "sys%", "reps"
+    printf "%-48s %7s %-13s %12s %8s %10s %6s %7s %4s\n", "setting", "threads", "variant", "commits/s", "aborts", "p99 us", "sys%", "trip_ns", "reps"
     for (i = 1; i <= n; i++) {
         k = order[i]
         split(k, f, SUBSEP)
         s = median(sys[k])
-        printf "%-48s %7s %-13s %12.0f %7.1f%% %10.1f %6s %4d\n", f[1], f[2], f[3], median(tput[k]),
-               100 * median(abr[k]), median(p99[k]), s < 0 ? "-" : sprintf("%.1f%%", 100 * s), reps[k]
+        r = median(trips[k])
+        printf "%-48s %7s %-13s %12.0f %7.1f%% %10.1f %6s %7s %4d\n", f[1], f[2], f[3], median(tput[k]),
+               100 * median(abr[k]), median(p99[k]), s < 0 ? "-" : sprintf("%.1f%%", 100 * s),
+               r < 0 ? "-" : sprintf("%.0f", r), reps[k]
     }
 }

@@ -1,8 +1,10 @@
 """The result's cache-line round trip between threads 0 and 1 ("line_trip_ns" under
 "machine" in the JSON result; storage/line_trip.c): measured before the workers start and
-after they stop where both threads are pinned to different CPUs, null otherwise."""
+after they stop where both threads are pinned to different CPUs, null otherwise; and
+`make bench`'s trip_ns column (experiments/table.awk)."""
 import json
 import subprocess
+import tempfile
 import unittest
 from pathlib import Path
 
@@ -10,10 +12,26 @@ ROOT = Path(__file__).resolve().parent.parent
 BIN = ROOT / "build" / "bin" / "rundb-none"
 
 
+def result(*flags):
+    p = subprocess.run([str(BIN), "--warmup", "0", "--duration", "0.3", "--quiet", "--rows",
+                        "10000", *flags], capture_output=True, text=True, timeout=120, check=True)
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
 def run(*flags):
-    p = subprocess.run([str(BIN), "--warmup", "0", "--duration", "0.3", "--quiet", "--rows", "10000", *flags],
-                       capture_output=True, text=True, timeout=120, check=True)
-    return json.loads(p.stdout.strip().splitlines()[-1])["machine"]["line_trip_ns"]
+    return result(*flags)["machine"]["line_trip_ns"]
+
+
+def table_column(results, name):
+    """The named column of table.awk's table of these results, one cell per row."""
+    with tempfile.TemporaryDirectory() as d:
+        f = Path(d) / "r.jsonl"
+        f.write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in results))
+        out = subprocess.run(["awk", "-f", str(ROOT / "experiments" / "table.awk"), str(f)],
+                             capture_output=True, text=True, check=True).stdout
+    header, *rows = out.splitlines()
+    col = header.split().index(name) - len(header.split())  # "setting" holds spaces
+    return [row.split()[col] for row in rows]
 
 
 class LineTrip(unittest.TestCase):
@@ -29,6 +47,12 @@ class LineTrip(unittest.TestCase):
     def test_not_measured(self):
         self.assertIsNone(run("--threads", "1"))
         self.assertIsNone(run("--threads", "2", "--pin", "none"))
+
+    def test_bench_table(self):
+        two, one = result("--threads", "2"), result("--threads", "1")
+        trip = two["machine"]["line_trip_ns"]
+        want = f"{(trip['before'] + trip['after']) / 2:.0f}"
+        self.assertEqual(table_column([two, one], "trip_ns"), [want, "-"])
 
 
 if __name__ == "__main__":
