@@ -1,7 +1,7 @@
 /* How long a cache line takes to go from one core to another and back: two threads pinned
  * to two threads' PUs of the pin plan hand one line back and forth. On a virtual machine
  * this moves while a run goes on (the hypervisor places the virtual CPUs: on this
- * project's 2-core VMs it has read 140-180 ns and 440-500 ns at different times), and
+ * project's 2-core VMs it has read 55-180 ns and 400-630 ns at different times), and
  * every algorithm whose threads write shared lines moves with it, so the driver measures
  * it at a run's edges and the result reports it (benchmarks/report.c). */
 #ifndef STORAGE_LINE_TRIP_H
