@@ -225,9 +225,9 @@ extern const bool cc_alg_locking;
  * algorithms that use the hint define it (the generic layer references it weakly). */
 void cc_last_access(struct txn *t, struct access *a);
 /* Optional: true where reads write the row's metadata slot (row->cc: a read lock, a latch,
- * a raised read timestamp, at the access or, for tictoc's rts extension, at commit) and
- * asking for the slot's line exclusive with a read's prefetch (txn_prefetch,
- * table_prefetch) measured faster: mvto, bamboo, ncc, tictoc, the RCC family at SER.
+ * a raised read timestamp, at the access or at commit) and asking for the slot's line
+ * exclusive with a read's prefetch (txn_prefetch, table_prefetch) measured faster; each
+ * algorithm that sets it says why, and docs/running.md lists them with the numbers.
  * Others leave it undefined (the generic layer references it weakly): a read's prefetch
  * leaves the line shared, as silo needs (its reads write nothing); 2PL and sto measured
  * no faster with it. */

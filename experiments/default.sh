@@ -4,28 +4,29 @@
 # rows of 10 x 100 bytes. Result lines are appended to results/default.jsonl as each run
 # ends; the table is printed at the end.
 #
-# Usage: experiments/default.sh [--readme[=FILE]]
-#   --readme         after printing the table, also write it (in a ``` fence) between the
-#                    lines <!-- make-run:begin --> and <!-- make-run:end --> of README.md
-#   --readme=FILE    the same into FILE (a path relative to the checkout, or absolute)
+# Usage: experiments/default.sh [--write-table[=FILE]]
+#   --write-table       after printing the table, also write it (in a ``` fence) between
+#                       the lines <!-- make-run:begin --> and <!-- make-run:end --> of
+#                       docs/running.md
+#   --write-table=FILE  the same into FILE (a path relative to the checkout, or absolute)
 # RUNDB_BIN (environment) names the directory of the binaries (default build/bin).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BEGIN="<!-- make-run:begin -->"
 END="<!-- make-run:end -->"
-readme=
+doc=
 for arg in "$@"; do
     case $arg in
-    --readme) readme=README.md ;;
-    --readme=?*) readme=${arg#--readme=} ;;
+    --write-table) doc=docs/running.md ;;
+    --write-table=?*) doc=${arg#--write-table=} ;;
     *)
-        echo "usage: experiments/default.sh [--readme[=FILE]]" >&2
+        echo "usage: experiments/default.sh [--write-table[=FILE]]" >&2
         exit 2
         ;;
     esac
 done
-if [ -n "$readme" ] && ! { grep -qxF "$BEGIN" "$readme" && grep -qxF "$END" "$readme"; }; then
-    echo "default.sh: $readme has no $BEGIN ... $END section" >&2
+if [ -n "$doc" ] && ! { grep -qxF "$BEGIN" "$doc" && grep -qxF "$END" "$doc"; }; then
+    echo "default.sh: $doc has no $BEGIN ... $END section" >&2
     exit 2
 fi
 bin=${RUNDB_BIN:-build/bin}
@@ -43,7 +44,7 @@ for setting in "--theta 0.99 --read-ratio 0.5" "--theta 0.6 --read-ratio 0.9"; d
 done
 awk -f experiments/table.awk "$out.tmp" >"$out.table"
 cat "$out.table"
-if [ -n "$readme" ]; then
+if [ -n "$doc" ]; then
     # the lines between the markers become the table, fenced; the rest stays as it is
     awk -v begin="$BEGIN" -v end="$END" -v table="$out.table" '
         $0 == end { skip = 0 }
@@ -54,8 +55,8 @@ if [ -n "$readme" ]; then
                 print line
             print "```"
             skip = 1
-        }' "$readme" >"$readme.tmp"
-    mv "$readme.tmp" "$readme"
-    echo "default.sh: table written into $readme" >&2
+        }' "$doc" >"$doc.tmp"
+    mv "$doc.tmp" "$doc"
+    echo "default.sh: table written into $doc" >&2
 fi
 rm -f "$out.tmp" "$out.table"
