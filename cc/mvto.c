@@ -147,6 +147,7 @@
 
 #include "cc/ts_store.h"
 #include "cc/txn.h"
+#include "storage/mem.h"
 #include "storage/shared_writes.h"
 #include "storage/wait.h"
 
@@ -197,10 +198,10 @@ const char *const cc_alg_counter_names[CC_ALG_COUNTERS] = {
  *   w[1], w[2]  wts, rts of the newest committed version (the head), whose image is
  *         row->data
  * The row's metadata slot (row->cc) holds, at MV_CHAIN_OFF, the chain of older committed
- * versions, newest first: nodes (wts, rts, image copy), their stamps exact data (not the
- * store's); before it, the store's part: with the row store the entry itself (ts_acquire
- * returns row->cc: [w0 w1 w2][chain], 32 bytes), with the sketch its shadow of the exact
- * stamps (measurement only: [shadow 16 bytes][chain], 24 bytes). An attempt acquires the
+ * versions (struct mvto_chain), newest first: nodes (wts, rts, image copy), their stamps
+ * exact data (not the store's); before it, the store's part: with the row store the entry itself (ts_acquire
+ * returns row->cc: [w0 w1 w2][chain], 40 bytes), with the sketch its shadow of the exact
+ * stamps (measurement only: [shadow 16 bytes][chain], 32 bytes). An attempt acquires the
  * key's entry at its first access (a->cc_ptr, TS_ACC_HELD) and releases it when it ends, so
  * every access to the key's state, chain and image is under the latch of an entry that
  * is held (with the sketch: exact, the key's only copy, S2 of cc/ts_sketch.c).
@@ -216,17 +217,36 @@ struct mvto_ver {
     alignas(16) unsigned char data[];
 };
 
-/* The chain's head pointer in the row's slot: after the store's part of it (the sketch's
- * shadow, or the row store's entry itself). */
+/* A row's older versions, in its slot; read and written under the entry's latch only.
+ * Invariant (P): at most one version of the row, head or node, has wts <= pruned. A prune
+ * at a watermark wm <= pruned would free nothing (it keeps the newest version with wts <=
+ * wm and everything newer), so it returns at once: a hot row is walked once per new
+ * watermark, not at every access. A prune at wm leaves one version at most with wts <= wm
+ * and sets pruned = wm; a version added with wts <= pruned resets it to 0 (known
+ * nothing); a sketch's bound only raises the head's wts, leaving fewer versions <= it. */
+struct mvto_chain {
+    struct mvto_ver *first; /* newest first */
+    uint64_t pruned;
+};
+
+/* The chain in the row's slot: after the store's part of it (the sketch's shadow, or the
+ * row store's entry itself). */
 #define MV_CHAIN_OFF (TS_STORE_SKETCH ? TS_ROW_META_BYTES : sizeof(struct ts_entry))
 _Static_assert(TS_ROW_META_BYTES <= CC_META_SIZE, "mvto: CC_META_SIZE too small");
-_Static_assert(MV_CHAIN_OFF % alignof(struct mvto_ver *) == 0, "mvto: chain misaligned");
-_Static_assert(MV_CHAIN_OFF + sizeof(struct mvto_ver *) <= CC_META_SIZE,
+_Static_assert(MV_CHAIN_OFF % alignof(struct mvto_chain) == 0, "mvto: chain misaligned");
+_Static_assert(MV_CHAIN_OFF + sizeof(struct mvto_chain) <= CC_META_SIZE,
                "mvto: CC_META_SIZE too small");
 
-static inline struct mvto_ver **chain_of(struct row *r)
+static inline struct mvto_chain *chain_of(struct row *r)
 {
-    return (struct mvto_ver **)(void *)(r->cc + MV_CHAIN_OFF);
+    return (struct mvto_chain *)(void *)(r->cc + MV_CHAIN_OFF);
+}
+
+/* A version stamped wts was added to r's chain or made its head: keeps (P) true. */
+static inline void chain_added(struct mvto_chain *c, uint64_t wts)
+{
+    if (wts <= c->pruned)
+        c->pruned = 0;
 }
 
 /* A row this thread made an old version of, at commit timestamp ts (the GC queue). */
@@ -274,11 +294,7 @@ static struct mvto_ver *node_new(struct txn *t, uint32_t size, uint64_t wts, uin
                                  const unsigned char *img)
 {
     struct mvto_thread *p = t->cc;
-    struct mvto_ver *n = malloc(sizeof(*n) + size);
-    if (!n) {
-        fprintf(stderr, "mvto: out of memory for a version\n");
-        exit(1);
-    }
+    struct mvto_ver *n = mem_alloc(sizeof(*n) + size);
     n->wts = wts;
     n->rts = rts;
     memcpy(n->data, img, size);
@@ -293,7 +309,7 @@ static void free_from(struct txn *t, struct mvto_ver *n, uint32_t size)
     struct mvto_thread *p = t->cc;
     while (n) {
         struct mvto_ver *next = n->next;
-        free(n);
+        mem_free_sized(n, sizeof(*n) + size);
         p->live--;
         p->live_bytes -= (int64_t)(sizeof(*n) + size);
         t->st.alg[MV_FREED]++;
@@ -307,15 +323,16 @@ static void free_from(struct txn *t, struct mvto_ver *n, uint32_t size)
 static void prune(struct txn *t, struct row *r, const struct ts_entry *e, uint32_t size)
 {
     uint64_t wm = ((struct mvto_thread *)t->cc)->wm;
-    struct mvto_ver **chain = chain_of(r);
-    if (!*chain)
+    struct mvto_chain *c = chain_of(r);
+    if (!c->first || wm <= c->pruned) /* (P): nothing to free */
         return;
+    c->pruned = wm;
     if (ts_get(e, 1) <= wm) {
-        free_from(t, *chain, size);
-        *chain = NULL;
+        free_from(t, c->first, size);
+        c->first = NULL;
         return;
     }
-    for (struct mvto_ver *n = *chain; n; n = n->next)
+    for (struct mvto_ver *n = c->first; n; n = n->next)
         if (n->wts <= wm) {
             free_from(t, n->next, size);
             n->next = NULL;
@@ -326,7 +343,7 @@ static void prune(struct txn *t, struct row *r, const struct ts_entry *e, uint32
 /* The committed version visible at ts in the chain (exact stamps), or NULL. */
 static struct mvto_ver *chain_visible(struct row *r, uint64_t ts)
 {
-    for (struct mvto_ver *n = *chain_of(r); n; n = n->next)
+    for (struct mvto_ver *n = chain_of(r)->first; n; n = n->next)
         if (n->wts <= ts)
             return n;
     return NULL;
@@ -472,7 +489,8 @@ void cc_thread_fini(struct txn *t)
 void cc_row_init(struct row *r)
 {
     ts_row_init(r); /* the row store: the entry, (0, 0), no latch, nothing pending */
-    *chain_of(r) = NULL; /* a row reused after an aborted insert never had a chain */
+    /* a row reused after an aborted insert never had a chain */
+    *chain_of(r) = (struct mvto_chain){NULL, 0};
 }
 
 void cc_begin(struct txn *t, bool retry)
@@ -650,7 +668,9 @@ enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
 /* Inserts version n into r's chain in wts order (n's wts < the head's wts). */
 static void insert_in_chain(struct row *r, struct mvto_ver *n)
 {
-    struct mvto_ver **at = chain_of(r);
+    struct mvto_chain *c = chain_of(r);
+    chain_added(c, n->wts);
+    struct mvto_ver **at = &c->first;
     while (*at && (*at)->wts > n->wts)
         at = &(*at)->next;
     n->next = *at;
@@ -685,12 +705,12 @@ enum rc cc_commit(struct txn *t)
             continue;
         struct row *r = a->row;
         struct ts_entry *e = a->cc_ptr;
-        struct mvto_ver **chain = chain_of(r);
+        struct mvto_chain *c = chain_of(r);
         uint32_t size = r->table->schema.data_size;
         uint64_t w0 = ts_latch(e), wts = ts_get(e, 1);
         if (a->type == ACC_DELETE) { /* nobody reads a deleted row again (AR_DELETED) */
-            free_from(t, *chain, size);
-            *chain = NULL;
+            free_from(t, c->first, size);
+            c->first = NULL;
             if (ts > wts) {
                 ts_set(e, 1, ts);
                 ts_set(e, 2, ts);
@@ -699,12 +719,13 @@ enum rc cc_commit(struct txn *t)
         } else if (ts > wts) { /* the newest: it follows the head (I4) */
             if (w0 & APPROX) { /* I7: the old head's wts is a bound; nothing older is ever
                                 * visible again (a reader before the bound aborts) */
-                free_from(t, *chain, size);
-                *chain = NULL;
+                free_from(t, c->first, size);
+                c->first = NULL;
             }
             struct mvto_ver *n = node_new(t, size, wts, ts_get(e, 2), r->data);
-            n->next = *chain;
-            *chain = n;
+            n->next = c->first;
+            c->first = n;
+            chain_added(c, ts); /* the new head; the node keeps the old head's wts */
             row_install_written(a);
             ts_set(e, 1, ts);
             ts_set(e, 2, ts);

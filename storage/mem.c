@@ -91,6 +91,16 @@ void *mem_realloc(void *p, size_t size)
 
 void mem_free(void *p) { free(p); }
 
+void mem_free_sized(void *p, size_t size)
+{
+#ifdef MEM_SYSTEM_MALLOC
+    (void)size;
+    free(p);
+#else
+    sdallocx(p, size ? size : 1, 0);
+#endif
+}
+
 /* Shared regions are whole base pages, page aligned (the unit of NUMA placement). */
 #define PAGE_BYTES ((size_t)4096)
 /* Shared regions at least this large ask for transparent huge pages. */

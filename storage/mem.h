@@ -25,6 +25,9 @@ void *mem_zalloc(size_t size);
 void *mem_alloc_aligned(size_t align, size_t size);
 void *mem_realloc(void *p, size_t size);
 void mem_free(void *p);
+/* mem_free for p from mem_alloc(size), size as asked: jemalloc then skips looking the
+ * size class up (sdallocx), the larger part of a free's cost on a hot path. */
+void mem_free_sized(void *p, size_t size);
 
 /* Large shared region (tables): zeroed, cache-line aligned, NUMA-interleaved where the
  * machine has several nodes. */
