@@ -2,7 +2,11 @@
 # setting, threads, variant) with the median throughput, abort rate, p99 latency and
 # share of the measured window's CPU time spent in the kernel (sys%) over the repetitions,
 # and the median cache-line round trip between threads 0 and 1 (trip_ns: the mean of each
-# run's machine.line_trip_ns, "-" where not measured). Usage: awk -f experiments/table.awk results.jsonl
+# run's machine.line_trip_ns, "-" where not measured); vs_none: the median over the
+# repetitions of the run's throughput over `none`'s at the same point in the same
+# repetition (the i-th run of each, as bench.sh runs every variant once per repetition, so
+# the two ran minutes apart at most), "-" where the point has no `none` run.
+# Usage: awk -f experiments/table.awk results.jsonl
 function num(key,    m) {
     if (match($0, "\"" key "\":-?[0-9.e+-]+")) {
         m = substr($0, RSTART, RLENGTH)
@@ -73,16 +77,29 @@ function median(list,    a, n, i, j, t) {
     }
     trips[k] = trips[k] " " trip
     reps[k]++
+    run_tput[k, reps[k]] = num("throughput")
+}
+# The vs_none cell of point k: the median of its runs' ratios to none's, paired in order.
+function vs_none(k,    f, kn, j, list) {
+    split(k, f, SUBSEP)
+    kn = f[1] SUBSEP f[2] SUBSEP "none"
+    if (!(kn in reps))
+        return "-"
+    list = ""
+    for (j = 1; j <= reps[k] && j <= reps[kn]; j++)
+        if (run_tput[kn, j] > 0)
+            list = list " " run_tput[k, j] / run_tput[kn, j]
+    return list == "" ? "-" : sprintf("%.2f", median(list))
 }
 END {
-    printf "%-48s %7s %-13s %12s %8s %10s %6s %7s %4s\n", "setting", "threads", "variant", "commits/s", "aborts", "p99 us", "sys%", "trip_ns", "reps"
+    printf "%-48s %7s %-13s %12s %7s %8s %10s %6s %7s %4s\n", "setting", "threads", "variant", "commits/s", "vs_none", "aborts", "p99 us", "sys%", "trip_ns", "reps"
     for (i = 1; i <= n; i++) {
         k = order[i]
         split(k, f, SUBSEP)
         s = median(sys[k])
         r = median(trips[k])
-        printf "%-48s %7s %-13s %12.0f %7.1f%% %10.1f %6s %7s %4d\n", f[1], f[2], f[3], median(tput[k]),
-               100 * median(abr[k]), median(p99[k]), s < 0 ? "-" : sprintf("%.1f%%", 100 * s),
+        printf "%-48s %7s %-13s %12.0f %7s %7.1f%% %10.1f %6s %7s %4d\n", f[1], f[2], f[3], median(tput[k]),
+               vs_none(k), 100 * median(abr[k]), median(p99[k]), s < 0 ? "-" : sprintf("%.1f%%", 100 * s),
                r < 0 ? "-" : sprintf("%.0f", r), reps[k]
     }
 }

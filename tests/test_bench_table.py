@@ -1,0 +1,61 @@
+"""`make bench`'s vs_none column (experiments/table.awk): each run's throughput over
+`none`'s at the same point in the same repetition (the i-th run of each), the median over
+the repetitions; "-" where the point has no `none` run. Fed made-up result lines, so the
+expected cells are known exactly."""
+import json
+import subprocess
+import tempfile
+import unittest
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def line(variant, throughput, threads=2, theta=0.6):
+    """The fields of a result line that table.awk reads."""
+    return {"variant": variant, "workload": "ycsb", "threads": threads,
+            "throughput": throughput, "abort_rate": 0.0, "latency_us": {"p99": 1.0},
+            "config": {"theta": theta, "read-ratio": 0.9, "rows": 1000, "fields": 10,
+                       "field-size": 10}}
+
+
+def table(results):
+    """table.awk's rows of these results, as {(threads, variant): {column: cell}}."""
+    with tempfile.TemporaryDirectory() as d:
+        f = Path(d) / "r.jsonl"
+        f.write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in results))
+        out = subprocess.run(["awk", "-f", str(ROOT / "experiments" / "table.awk"), str(f)],
+                             capture_output=True, text=True, check=True).stdout
+    header, *rows = out.splitlines()
+    # the cells after "setting" (which holds spaces); the header says "p99 us" in two words
+    names = ["threads", "variant", "commits/s", "vs_none", "aborts", "p99", "sys%", "trip_ns",
+             "reps"]
+    assert header.split()[1:] == names[:5] + ["p99", "us"] + names[6:], header
+    cells = {}
+    for row in rows:
+        c = dict(zip(names, row.split()[-len(names):]))
+        cells[(int(c["threads"]), c["variant"])] = c
+    return cells
+
+
+class VsNone(unittest.TestCase):
+    def test_paired_by_repetition(self):
+        # repetition 1: none 100, silo 80 (0.80); repetition 2: none 200, silo 100 (0.50).
+        # Paired, the median is 0.65; the ratio of the medians (90 / 150) would be 0.60.
+        rows = table([line("none", 100), line("silo", 80), line("none", 200), line("silo", 100)])
+        self.assertEqual(rows[(2, "silo")]["vs_none"], "0.65")
+        self.assertEqual(rows[(2, "none")]["vs_none"], "1.00")
+
+    def test_no_none_at_the_point(self):
+        # silo at 1 thread has no none run beside it; the one at 2 threads is another point
+        rows = table([line("none", 100), line("silo", 50, threads=1)])
+        self.assertEqual(rows[(1, "silo")]["vs_none"], "-")
+
+    def test_more_runs_than_none(self):
+        # only the runs that have a none partner count: 90 / 100
+        rows = table([line("none", 100), line("tictoc", 90), line("tictoc", 10)])
+        self.assertEqual(rows[(2, "tictoc")]["vs_none"], "0.90")
+
+
+if __name__ == "__main__":
+    unittest.main()
