@@ -199,12 +199,13 @@ const char *const cc_alg_counter_names[CC_ALG_COUNTERS] = {
  *         row->data
  * The row's metadata slot (row->cc) holds, at MV_CHAIN_OFF, the chain of older committed
  * versions (struct mvto_chain), newest first: nodes (wts, rts, image copy), their stamps
- * exact data (not the store's); before it, the store's part: with the row store the entry itself (ts_acquire
- * returns row->cc: [w0 w1 w2][chain], 40 bytes), with the sketch its shadow of the exact
- * stamps (measurement only: [shadow 16 bytes][chain], 32 bytes). An attempt acquires the
- * key's entry at its first access (a->cc_ptr, TS_ACC_HELD) and releases it when it ends, so
- * every access to the key's state, chain and image is under the latch of an entry that
- * is held (with the sketch: exact, the key's only copy, S2 of cc/ts_sketch.c).
+ * exact data (not the store's); before it, the store's part: with the row store the entry
+ * itself (ts_acquire returns row->cc: [w0 w1 w2][chain], 40 bytes), with the sketch its
+ * shadow of the exact stamps (measurement only: [shadow 16 bytes][chain], 32 bytes). An
+ * attempt acquires the key's entry at its first access (a->cc_ptr, TS_ACC_HELD) and
+ * releases it when it ends, so every access to the key's state, chain and image is under
+ * the latch of an entry that is held (with the sketch: exact, the key's only copy, S2 of
+ * cc/ts_sketch.c).
  */
 /* The entry's word 0 (see Key state): the latch (TS_LATCH, cc/ts_store.h), approximate
  * head, pending writer's ts. */
