@@ -274,12 +274,18 @@ enum nk_rc nk_request_pair(struct ncc_row *k, struct ncc_entry *e, struct ncc_en
         unlatch(k);
         return NK_EARLY;
     }
+    bool alone = !k->head;
     exec_read(k, e, k->newest);
     q_append(k, e);
     exec_write(k, w, e);
     q_append(k, w);
-    rtc(k);
-    /* relaxed: set under this latch, by rtc just above */
+    if (alone) { /* the queue is the pair: both go at once, as rtc's walk would decide */
+        release(e);
+        release(w);
+    } else {
+        rtc(k);
+    }
+    /* relaxed: set under this latch, just above */
     bool now = atomic_load_explicit(&w->released, memory_order_relaxed);
     unlatch(k);
     return (enum nk_rc)now; /* released: the read, ahead of it, went too */
