@@ -678,14 +678,6 @@ static void insert_in_chain(struct row *r, struct mvto_ver *n)
     *at = n;
 }
 
-/* Ends the attempt's hold on its rows (its markers are cleared already): the storage
- * model's metadata marks, which may stall, then the entries (nothing with the row store). */
-static void release_all(struct txn *t, bool aborting)
-{
-    for (uint32_t i = 0; i < t->nacc; i++)
-        ts_access_end(t, &t->acc[i], aborting);
-}
-
 enum rc cc_commit(struct txn *t)
 {
     uint64_t ts = t->ts;
@@ -740,7 +732,7 @@ enum rc cc_commit(struct txn *t)
         prune(t, r, e, size);
         ts_unlatch(e, w0);
     }
-    release_all(t, false);
+    ts_access_end_all(t, false); /* the markers are cleared: the marks, the entries */
     attempt_end(t, true);
     return RC_OK;
 }
@@ -756,6 +748,6 @@ void cc_abort(struct txn *t)
             a->cc_flags &= (uint16_t)~MV_PENDING;
         }
     }
-    release_all(t, true);
+    ts_access_end_all(t, true);
     attempt_end(t, false);
 }

@@ -184,14 +184,6 @@ static enum rc validate_read(struct txn *t, struct access *a, uint64_t ts)
 }
 
 
-/* After the attempt's locks: the storage model's metadata marks (which may stall), then
- * the timestamp-store entries. */
-static void release_entries(struct txn *t, bool aborting)
-{
-    for (uint32_t i = 0; i < t->nacc; i++)
-        ts_access_end(t, &t->acc[i], aborting);
-}
-
 /* Sketch store: counts a failed commit whose commit timestamp (as the stamps seen at
  * the reads make it) the sketch's bounds raised above what exact stamps give: an upper
  * bound of the aborts the sketch added (a higher commit timestamp must extend more read
@@ -273,7 +265,7 @@ enum rc cc_commit(struct txn *t)
     /* Step 4: install, publish, unlock with wts = rts = ts (the word's metadata changed:
      * TS_ACC_META) */
     occ_install(t, ws, nw, acc_word, ts, TS_ACC_META);
-    release_entries(t, false);
+    ts_access_end_all(t, false); /* after the locks: the marks, the entries */
     return RC_OK;
 }
 
@@ -293,5 +285,5 @@ void cc_abort(struct txn *t)
         }
     }
     count_sketch_abort(t);
-    release_entries(t, true);
+    ts_access_end_all(t, true);
 }

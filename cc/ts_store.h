@@ -177,6 +177,18 @@ static inline void ts_access_end(struct txn *t, struct access *a, bool aborting)
     a->cc_flags = 0;
 }
 
+/* ts_access_end for every access of the attempt, which has dropped all its own marks.
+ * With the row store and no storage model there is nothing to end (no entry to release,
+ * no mark to make): the loop is skipped, leaving the flags, which nothing reads once the
+ * attempt is over (acc_new clears them for the next). */
+static inline void ts_access_end_all(struct txn *t, bool aborting)
+{
+    if (!TS_STORE_SKETCH && !sm_on)
+        return;
+    for (uint32_t i = 0; i < t->nacc; i++)
+        ts_access_end(t, &t->acc[i], aborting);
+}
+
 /* The entry latch of the algorithms that guard an entry with bit 63 of w[0] (STO, MVTO;
  * the other bits of w[0] are theirs). ts_latch returns w[0] as it was (latch clear);
  * ts_unlatch leaves w[0] = v without the latch. Acquire and release order everything
