@@ -2,13 +2,9 @@
 `none`'s at the same point in the same repetition (the i-th run of each), the median over
 the repetitions; "-" where the point has no `none` run. Fed made-up result lines, so the
 expected cells are known exactly."""
-import json
-import subprocess
-import tempfile
 import unittest
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.table_awk import table_text
 
 
 def line(variant, throughput, threads=2, theta=0.6):
@@ -21,12 +17,7 @@ def line(variant, throughput, threads=2, theta=0.6):
 
 def table(results):
     """table.awk's rows of these results, as {(threads, variant): {column: cell}}."""
-    with tempfile.TemporaryDirectory() as d:
-        f = Path(d) / "r.jsonl"
-        f.write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in results))
-        out = subprocess.run(["awk", "-f", str(ROOT / "experiments" / "table.awk"), str(f)],
-                             capture_output=True, text=True, check=True).stdout
-    header, *rows = out.splitlines()
+    header, *rows = table_text(results).splitlines()
     # the cells after "setting" (which holds spaces); the header says "p99 us" in two words
     names = ["threads", "variant", "commits/s", "vs_none", "aborts", "p99", "sys%", "trip_ns",
              "reps"]

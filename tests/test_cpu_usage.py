@@ -2,9 +2,10 @@
 summary's kernel-time line and `make bench`'s sys% column (experiments/table.awk)."""
 import json
 import subprocess
-import tempfile
 import unittest
 from pathlib import Path
+
+from tests.table_awk import table_text
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = ROOT / "build" / "bin" / "rundb-silo"
@@ -58,12 +59,7 @@ class CpuUsage(unittest.TestCase):
 
     def test_bench_table_column(self):
         r, _ = run("--warmup", "0", "--duration", "0.2", "--rows", "10000")
-        with tempfile.TemporaryDirectory() as d:
-            f = Path(d) / "r.jsonl"
-            f.write_text(json.dumps(r, separators=(",", ":")) + "\n")
-            out = subprocess.run(["awk", "-f", str(ROOT / "experiments" / "table.awk"), str(f)],
-                                 capture_output=True, text=True, check=True).stdout
-        header, row = out.splitlines()[:2]
+        header, row = table_text([r]).splitlines()[:2]
         self.assertIn("sys%", header.split())
         col = header.split().index("sys%")
         want = f"{100 * r['cpu']['window']['sys_share']:.1f}%"

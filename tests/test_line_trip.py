@@ -4,9 +4,10 @@ after they stop where both threads are pinned to different CPUs, null otherwise;
 `make bench`'s trip_ns column (experiments/table.awk)."""
 import json
 import subprocess
-import tempfile
 import unittest
 from pathlib import Path
+
+from tests.table_awk import table_text
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = ROOT / "build" / "bin" / "rundb-none"
@@ -24,12 +25,7 @@ def run(*flags):
 
 def table_column(results, name):
     """The named column of table.awk's table of these results, one cell per row."""
-    with tempfile.TemporaryDirectory() as d:
-        f = Path(d) / "r.jsonl"
-        f.write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in results))
-        out = subprocess.run(["awk", "-f", str(ROOT / "experiments" / "table.awk"), str(f)],
-                             capture_output=True, text=True, check=True).stdout
-    header, *rows = out.splitlines()
+    header, *rows = table_text(results).splitlines()
     col = header.split().index(name) - len(header.split())  # "setting" holds spaces
     return [row.split()[col] for row in rows]
 
