@@ -19,7 +19,9 @@ ROOT = Path(__file__).resolve().parents[1]
 RUN = ROOT / "experiments" / "run"
 SCALING = ROOT / "experiments" / "specs" / "scaling.toml"
 
-SIX = ["no-wait", "wait-die", "wound-wait", "dl-detect", "silo", "tictoc"]
+# the variants over the whole grid (none: the bound, whose own efficiency is the
+# machine's)
+GRID = ["no-wait", "wait-die", "wound-wait", "dl-detect", "silo", "tictoc", "none"]
 
 # two cases, no-wait and silo at 1 and 2 threads, tictoc only at the grid's largest
 # (no 1-thread point: its efficiencies are "-"), 3 repetitions (medians)
@@ -93,12 +95,12 @@ def efficiency_block(stdout: str, title: str) -> tuple:
 class ScalingSpec(unittest.TestCase):
     def test_points_on_16_cores(self):
         pts = dry_points("--max-threads", "16")
-        self.assertEqual(len(pts), 2 * (6 * 5 + 21))
-        others = [v for v in variants_tsv() if v not in SIX]
-        self.assertEqual(len(others), 21)
+        self.assertEqual(len(pts), 2 * (7 * 5 + 20))
+        others = [v for v in variants_tsv() if v not in GRID]
+        self.assertEqual(len(others), 20)
         for case in ("ycsb", "tpcc"):
             got = {(v, t) for c, v, t, _, _ in pts if c == case}
-            want = {(v, t) for v in SIX for t in (1, 2, 4, 8, 16)}
+            want = {(v, t) for v in GRID for t in (1, 2, 4, 8, 16)}
             want |= {(v, 16) for v in others}
             self.assertEqual(got, want, case)
         for case, _, threads, wh, line in pts:
@@ -112,9 +114,9 @@ class ScalingSpec(unittest.TestCase):
 
     def test_quick_fits_two_cores(self):
         pts = dry_points("--scale", "quick")
-        self.assertEqual(len(pts), 2 * (6 * 2 + 21))
+        self.assertEqual(len(pts), 2 * (7 * 2 + 20))
         self.assertEqual({t for _, _, t, _, _ in pts}, {1, 2})
-        self.assertEqual({v for _, v, t, _, _ in pts if t == 1}, set(SIX))
+        self.assertEqual({v for _, v, t, _, _ in pts if t == 1}, set(GRID))
         for case, _, threads, wh, line in pts:
             self.assertEqual(wh, threads)
             if case == "ycsb":
@@ -124,7 +126,7 @@ class ScalingSpec(unittest.TestCase):
         pts = dry_points("--max-threads", "4")
         self.assertEqual({t for _, _, t, _, _ in pts}, {1, 2, 4})
         self.assertTrue(all(wh == t for _, _, t, wh, _ in pts))
-        self.assertEqual(len(pts), 2 * (6 * 3 + 21))
+        self.assertEqual(len(pts), 2 * (7 * 3 + 20))
 
 
 class EfficiencyTable(unittest.TestCase):
