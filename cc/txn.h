@@ -264,15 +264,15 @@ static inline void row_install_written(const struct access *a)
     const struct schema *s = &r->table->schema;
     _Atomic uint64_t *dst = (_Atomic uint64_t *)(void *)r->data;
     const uint64_t *src = (const uint64_t *)(const void *)a->data;
-    uint32_t wid = s->verify ? WID_SIZE : 0;
     SHW(SHW_ROW); /* one per row installed */
     for (colmask_t m = a->wmask; m; m &= m - 1) {
         const struct column *c = &s->cols[__builtin_ctzll(m)];
         /* bounds in locals: the stores below may alias the schema for all the compiler
          * knows */
-        uint32_t lo = (c->off - wid) / 8, hi = (c->off + c->size + 7) / 8;
-        for (uint32_t i = lo; i < hi; i++)
+        uint32_t i = c->word_lo, hi = c->word_hi; /* hi > i: a value has bytes */
+        do
             atomic_store_explicit(&dst[i], src[i], memory_order_relaxed);
+        while (++i < hi);
     }
 }
 

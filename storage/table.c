@@ -51,6 +51,10 @@ int schema_add(struct schema *s, const char *name, enum col_type type, uint32_t 
     }
     if (type != COL_CHAR)
         size = type == COL_INT32 ? 4 : 8;
+    if (size == 0) { /* every value has a word (row_install_written) */
+        fprintf(stderr, "schema: column %s has no bytes\n", name);
+        exit(1);
+    }
     uint32_t off = s->data_size;
     if (s->verify)
         off = align_up(off, 8) + WID_SIZE; /* writer id, then the value */
@@ -62,6 +66,12 @@ int schema_add(struct schema *s, const char *name, enum col_type type, uint32_t 
     c->size = size;
     c->off = off;
     s->data_size = off + size;
+    if (s->data_size > (uint32_t)UINT16_MAX * 8) {
+        fprintf(stderr, "schema: a row of more than %u bytes\n", (unsigned)UINT16_MAX * 8);
+        exit(1);
+    }
+    c->word_lo = (uint16_t)((off - (s->verify ? WID_SIZE : 0)) / 8);
+    c->word_hi = (uint16_t)((off + size + 7) / 8);
     return s->ncols++;
 }
 

@@ -42,6 +42,9 @@ struct column {
     enum col_type type;
     uint32_t size; /* bytes of the value (8 for numbers, the width for COL_CHAR) */
     uint32_t off;  /* byte offset of the value within the row's data */
+    /* the 8-byte words of the row's data [word_lo, word_hi) that hold the value and its
+     * writer id (--verify): what an install of the column stores */
+    uint16_t word_lo, word_hi;
 };
 
 struct schema {
