@@ -318,15 +318,12 @@ static void free_from(struct txn *t, struct mvto_ver *n, uint32_t size)
     }
 }
 
-/* GC under the latch: keeps the newest version with wts <= wm and the newer ones. An
- * approximate head wts (I7) is >= the true one, so `wts <= wm` only holds where it holds
- * for the true wts as well: it keeps more, never less. */
-static void prune(struct txn *t, struct row *r, const struct ts_entry *e, uint32_t size)
+/* prune's walk, where (P) leaves something to free: out of line, since most prunes
+ * return at the check. */
+static void __attribute__((noinline))
+prune_walk(struct txn *t, struct mvto_chain *c, const struct ts_entry *e, uint32_t size,
+           uint64_t wm)
 {
-    uint64_t wm = ((struct mvto_thread *)t->cc)->wm;
-    struct mvto_chain *c = chain_of(r);
-    if (!c->first || wm <= c->pruned) /* (P): nothing to free */
-        return;
     c->pruned = wm;
     if (ts_get(e, 1) <= wm) {
         free_from(t, c->first, size);
@@ -339,6 +336,19 @@ static void prune(struct txn *t, struct row *r, const struct ts_entry *e, uint32
             n->next = NULL;
             return;
         }
+}
+
+/* GC under the latch: keeps the newest version with wts <= wm and the newer ones. An
+ * approximate head wts (I7) is >= the true one, so `wts <= wm` only holds where it holds
+ * for the true wts as well: it keeps more, never less. */
+static inline void prune(struct txn *t, struct row *r, const struct ts_entry *e,
+                         uint32_t size)
+{
+    uint64_t wm = ((struct mvto_thread *)t->cc)->wm;
+    struct mvto_chain *c = chain_of(r);
+    if (!c->first || wm <= c->pruned) /* (P): nothing to free */
+        return;
+    prune_walk(t, c, e, size, wm);
 }
 
 /* The committed version visible at ts in the chain (exact stamps), or NULL. */
