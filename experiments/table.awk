@@ -5,7 +5,8 @@
 # run's machine.line_trip_ns, "-" where not measured); vs_none: the median over the
 # repetitions of the run's throughput over `none`'s at the same point in the same
 # repetition (the i-th run of each, as bench.sh runs every variant once per repetition, so
-# the two ran minutes apart at most), "-" where the point has no `none` run.
+# the two ran minutes apart at most), "-" where the point has no `none` run; min-max: the
+# lowest and the highest of those paired ratios.
 # Usage: awk -f experiments/table.awk results.jsonl
 function num(key,    m) {
     if (match($0, "\"" key "\":-?[0-9.e+-]+")) {
@@ -79,27 +80,50 @@ function median(list,    a, n, i, j, t) {
     reps[k]++
     run_tput[k, reps[k]] = num("throughput")
 }
-# The vs_none cell of point k: the median of its runs' ratios to none's, paired in order.
-function vs_none(k,    f, kn, j, list) {
+# Point k's runs' ratios to none's at the same point, paired in order (the i-th run of
+# each), as a space-separated list; "" where the point has no `none` run.
+function ratios(k,    f, kn, j, list) {
     split(k, f, SUBSEP)
     kn = f[1] SUBSEP f[2] SUBSEP "none"
     if (!(kn in reps))
-        return "-"
+        return ""
     list = ""
     for (j = 1; j <= reps[k] && j <= reps[kn]; j++)
         if (run_tput[kn, j] > 0)
             list = list " " run_tput[k, j] / run_tput[kn, j]
+    return list
+}
+# The vs_none cell: the median of the paired ratios.
+function vs_none(k,    list) {
+    list = ratios(k)
     return list == "" ? "-" : sprintf("%.2f", median(list))
 }
+# The min-max cell: the lowest and the highest paired ratio, so a reader sees how far
+# the repetitions disagree (on a VM whose speed drifts, often more than the difference
+# being measured).
+function spread(k,    list, a, n, i, lo, hi) {
+    list = ratios(k)
+    if (list == "")
+        return "-"
+    n = split(list, a, " ")
+    lo = hi = a[1] + 0
+    for (i = 2; i <= n; i++) {
+        if (a[i] + 0 < lo)
+            lo = a[i] + 0
+        if (a[i] + 0 > hi)
+            hi = a[i] + 0
+    }
+    return sprintf("%.2f-%.2f", lo, hi)
+}
 END {
-    printf "%-48s %7s %-13s %12s %7s %8s %10s %6s %7s %4s\n", "setting", "threads", "variant", "commits/s", "vs_none", "aborts", "p99 us", "sys%", "trip_ns", "reps"
+    printf "%-48s %7s %-13s %12s %7s %9s %8s %10s %6s %7s %4s\n", "setting", "threads", "variant", "commits/s", "vs_none", "min-max", "aborts", "p99 us", "sys%", "trip_ns", "reps"
     for (i = 1; i <= n; i++) {
         k = order[i]
         split(k, f, SUBSEP)
         s = median(sys[k])
         r = median(trips[k])
-        printf "%-48s %7s %-13s %12.0f %7s %7.1f%% %10.1f %6s %7s %4d\n", f[1], f[2], f[3], median(tput[k]),
-               vs_none(k), 100 * median(abr[k]), median(p99[k]), s < 0 ? "-" : sprintf("%.1f%%", 100 * s),
+        printf "%-48s %7s %-13s %12.0f %7s %9s %7.1f%% %10.1f %6s %7s %4d\n", f[1], f[2], f[3], median(tput[k]),
+               vs_none(k), spread(k), 100 * median(abr[k]), median(p99[k]), s < 0 ? "-" : sprintf("%.1f%%", 100 * s),
                r < 0 ? "-" : sprintf("%.0f", r), reps[k]
     }
 }
