@@ -268,8 +268,9 @@ struct mvto_thread {
     /* Freed version nodes by table id (a table's nodes have one size), for node_new: a
      * GC pass frees them in bursts, which jemalloc's thread cache meets with a flush and
      * a refill (partitioned TPC-C: about 1,200 instructions per commit in malloc and
-     * free, 7% of them). A node here counts as freed (live, MV_FREED); another thread's
-     * node may land here (whoever prunes a chain frees it), as with free(). */
+     * free, 7% of them); at most 256 KiB each. A node here counts as freed (live,
+     * MV_FREED); another thread's node may land here (whoever prunes a chain frees it),
+     * as with free(). */
     struct mem_cache spare[MAX_TABLES];
 };
 
