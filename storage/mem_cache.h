@@ -15,6 +15,7 @@
 #ifndef STORAGE_MEM_CACHE_H
 #define STORAGE_MEM_CACHE_H
 
+#include <sanitizer/asan_interface.h> /* ASAN_(UN)POISON_MEMORY_REGION: no-ops without ASan */
 #include <stdint.h>
 #include <stddef.h>
 
@@ -35,17 +36,9 @@
 #endif
 _Static_assert(MEM_CACHE_BYTES <= UINT32_MAX / 2, "mem_cache: bytes is a uint32_t");
 
+
 /* Under AddressSanitizer a held block is poisoned: any use of it between its put and
  * the get that hands it out again is reported (use-after-poison). */
-#ifdef __SANITIZE_ADDRESS__
-#include <sanitizer/asan_interface.h>
-#define MEM_CACHE_POISON(p, n) ASAN_POISON_MEMORY_REGION(p, n)
-#define MEM_CACHE_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)
-#else
-#define MEM_CACHE_POISON(p, n) ((void)(p), (void)(n))
-#define MEM_CACHE_UNPOISON(p, n) ((void)(p), (void)(n))
-#endif
-
 struct mem_cache {
     void *head;
     uint32_t bytes; /* held on the list */
@@ -58,7 +51,7 @@ static inline void *mem_cache_get(struct mem_cache *c, size_t size)
     void *p = c->head;
     if (!p)
         return mem_alloc(size);
-    MEM_CACHE_UNPOISON(p, size);
+    ASAN_UNPOISON_MEMORY_REGION(p, size);
     c->head = *(void **)p;
     c->bytes -= (uint32_t)size;
     return p;
@@ -73,7 +66,7 @@ static inline void mem_cache_put(struct mem_cache *c, void *p, size_t size)
         return;
     }
     *(void **)p = c->head;
-    MEM_CACHE_POISON(p, size);
+    ASAN_POISON_MEMORY_REGION(p, size);
     c->head = p;
     c->bytes += (uint32_t)size;
     c->size = (uint32_t)size;
@@ -84,7 +77,7 @@ static inline void mem_cache_drain(struct mem_cache *c)
 {
     while (c->head) {
         void *p = c->head;
-        MEM_CACHE_UNPOISON(p, c->size);
+        ASAN_UNPOISON_MEMORY_REGION(p, c->size);
         c->head = *(void **)p;
         mem_free_sized(p, c->size);
     }
