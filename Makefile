@@ -170,7 +170,9 @@ $(B)/tests/build_info.o: benchmarks/build_info.c
 $(B)/tests/%: tests/unit/%.c $(UNIT_OBJS)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  TEST $@")
-	$(Q)$(CC) $(COMMON_CFLAGS) $(FLAVOR_CFLAGS_asan) -DCC_META_SIZE=8 $< $(UNIT_OBJS) -o $@ $(LIBS)
+	$(Q)$(CC) $(COMMON_CFLAGS) $(FLAVOR_CFLAGS_asan) -DCC_META_SIZE=8 -MMD -MP -MF $@.d $< $(UNIT_OBJS) -o $@ $(LIBS)
+# a test includes headers (storage/mem_cache.h, cc/txn.h) whose change must rebuild it
+-include $(UNIT_TESTS:=.d)
 $(B)/asan/obj/other-index/%.cpp.o: %.cpp Makefile
 	@mkdir -p $(@D)
 	$(Q)$(CXX) $(COMMON_CXXFLAGS) $(filter-out -DMEM_SYSTEM_MALLOC,$(FLAVOR_CFLAGS_asan)) -c $< -o $@
@@ -198,7 +200,9 @@ $(B)/tests/$(basename $(notdir $(1)))-$(2): $(1) $$(filter-out %/benchmarks/main
 	@$(if $(Q),echo "  TEST $$@")
 	$(Q)$(CC) $(COMMON_CFLAGS) $(FLAVOR_CFLAGS_asan) -DCC_META_SIZE=$(call variant_meta,$(call vtest_base,$(2))) \
 		$(call variant_flags,$(call vtest_base,$(2))) \
-		$(if $(filter $(2),$(MUTANTS)),-DVTEST_MUTANT $(call mutant_flag,$(2))) $$^ -o $$@ $(LIBS)
+		$(if $(filter $(2),$(MUTANTS)),-DVTEST_MUTANT $(call mutant_flag,$(2))) -MMD -MP -MF $$@.d \
+		$$^ -o $$@ $(LIBS)
+-include $(B)/tests/$(basename $(notdir $(1)))-$(2).d
 endef
 $(foreach f,$(VTEST_SRCS),$(foreach v,$(call vtest_variants,$(f)),$(eval $(call VTEST_RULE,$(f),$(v)))))
 # the variant tests of mutants belong to the mutation tests (`make mutation`)
