@@ -9,11 +9,14 @@
  *      stamps the key had when it last folded: a fold raises all SKETCH_D cells, and
  *      cells only grow (atomic max), so their minimum does too.
  *   S2 (active keys exact) A key has at most one slot, found through its bucket (a new
- *      slot is taken only after a walk of the whole chain found none); acquire and
- *      release take the bucket's lock; the slot is unfolded when the key takes it and
- *      folded when the key is evicted from it (refs == 0: nobody touches the entry),
- *      under that lock. So the entry is the key's only copy while the key keeps the
- *      slot, and exact.
+ *      slot is taken only after a walk of the whole chain found none); acquire takes the
+ *      bucket's lock, and so does the release of a dead key; the slot is unfolded when
+ *      the key takes it and folded when the key is evicted from it (refs == 0: nobody
+ *      touches the entry), under that lock. So the entry is the key's only copy while
+ *      the key keeps the slot, and exact. A live key's release only decrements refs
+ *      (release order), without the lock: refs grows only under the lock, so a 0 that
+ *      the lock's holder reads (acquire) stays 0 until it unlocks, and the last
+ *      holder's accesses to the entry happen before the fold that follows.
  *   S3 (ordering) The bucket lock orders a key's fold before its next unfold (lock
  *      acquire/release), so an unfold sees at least the cells its key's last fold wrote
  *      (cell stores are relaxed: only their values matter, and other keys' stores only
@@ -72,7 +75,8 @@ struct cell {
  */
 struct ts_slot {
     _Atomic uint32_t lock; /* the bucket's lock (bucket heads only) */
-    uint16_t refs;         /* holders (at most one per thread); 0: released or free */
+    _Atomic uint16_t refs; /* holders (at most one per thread); 0: released or free.
+                            * Grows under the lock only; shrinks without it (S2) */
     uint16_t recent;       /* a released key taken back since the last eviction pass */
     const struct row *key;
     struct ts_slot *next;  /* the bucket's overflow slots (heads only link them) */
@@ -256,15 +260,19 @@ struct ts_entry *ts_acquire(struct txn *t, struct row *r)
     for (s = b; s; s = s->next) {
         if (s->key == r) /* held, or released and not yet evicted: exact either way */
             break;
-        if (!s->refs && !s->key && !empty)
+        /* acquire: a 0 orders the last holder's accesses before our fold (S2) */
+        if (atomic_load_explicit(&s->refs, memory_order_acquire))
+            continue;
+        if (!s->key && !empty)
             empty = s;
-        else if (!s->refs && s->key && !s->recent && !old)
+        else if (s->key && !s->recent && !old)
             old = s;
-        else if (!s->refs && s->key && !free_slot)
+        else if (s->key && !free_slot)
             free_slot = s;
     }
     if (s) {
-        if (!s->refs++)
+        /* acquire: taken back from 0, the entry as its last holder left it */
+        if (!atomic_fetch_add_explicit(&s->refs, 1, memory_order_acquire))
             s->recent = 1;
         SHW(SHW_INDEX);
         bucket_unlock(b);
@@ -290,7 +298,7 @@ struct ts_entry *ts_acquire(struct txn *t, struct row *r)
     if (s->key) /* evict the released key it held: now it is inactive */
         fold(s);
     s->key = r;
-    s->refs = 1;
+    atomic_store_explicit(&s->refs, 1, memory_order_relaxed); /* from 0, under the lock */
     s->recent = 0;
     bounds(h, &s->bound_w, &s->bound_r);
     cc_ts_unfold(&s->e, s->bound_w, s->bound_r);
@@ -318,29 +326,32 @@ void cc_prefetch(const struct row *r, bool write)
 }
 
 /* One holder of e (key r) less. The last holder of a live key leaves it its slot, exact,
- * until the slot is needed; of a dead one (ts_release_dead) drops it unfolded: the row is
- * freed, its shadow reset by the next insert. */
-static void release(struct row *r, struct ts_entry *e, bool dead)
+ * until the slot is needed: a decrement, without the bucket lock (S2). Of a dead one
+ * (ts_release_dead), under the lock, drops it unfolded: the row is freed, its shadow
+ * reset by the next insert. */
+static inline struct ts_slot *slot_of(struct ts_entry *e)
 {
-    struct ts_slot *s = (struct ts_slot *)(void *)((char *)e - offsetof(struct ts_slot, e));
-    struct ts_slot *b = &buckets[key_hash(r) & bucket_mask];
-    bucket_lock(b);
-    SHW(SHW_INDEX);
-    if (--s->refs == 0 && dead)
-        s->key = NULL;
-    bucket_unlock(b);
+    return (struct ts_slot *)(void *)((char *)e - offsetof(struct ts_slot, e));
 }
 
 void ts_release(struct txn *t, struct row *r, struct ts_entry *e)
 {
     (void)t;
-    release(r, e, false);
+    (void)r;
+    SHW(SHW_INDEX);
+    /* release: our accesses to the entry before an evictor's fold (S2) */
+    atomic_fetch_sub_explicit(&slot_of(e)->refs, 1, memory_order_release);
 }
 
 void ts_release_dead(struct txn *t, struct row *r, struct ts_entry *e)
 {
     (void)t;
-    release(r, e, true);
+    struct ts_slot *s = slot_of(e), *b = &buckets[key_hash(r) & bucket_mask];
+    bucket_lock(b);
+    SHW(SHW_INDEX);
+    if (atomic_fetch_sub_explicit(&s->refs, 1, memory_order_relaxed) == 1)
+        s->key = NULL;
+    bucket_unlock(b);
 }
 
 void ts_fold_released(void)
@@ -349,7 +360,7 @@ void ts_fold_released(void)
         struct ts_slot *b = &buckets[i];
         bucket_lock(b);
         for (struct ts_slot *s = b; s; s = s->next)
-            if (!s->refs && s->key) {
+            if (!atomic_load_explicit(&s->refs, memory_order_acquire) && s->key) {
                 fold(s);
                 s->key = NULL;
             }
