@@ -137,7 +137,8 @@
  * own, and nothing of ours is taken inside it. With the sketch, the active table's
  * bucket lock (cc/ts_sketch.c) is taken only while no entry latch is held, never
  * together with one: ts_acquire at an access's first touch, ts_release in
- * ts_access_end after the markers are cleared, and gc_drain acquires a queued row's
+ * ts_access_end after the markers are cleared (for a dead key only: a live key's
+ * release is a decrement without the lock), and gc_drain acquires a queued row's
  * entry, then latches, prunes, unlatches and releases it. The GC's slots are per-thread
  * atomics and its queue is the thread's own: no latch. Pending markers are held across
  * waits like locks, but waits go only to older writers (Deadlock freedom, above).

@@ -46,8 +46,9 @@
  * Lock order: one entry latch (TS_LATCH) at a time; no wait while holding one (a read or
  * claim behind an older pending writer unlatches, then waits: wait_writer). With the
  * sketch, the active table's bucket lock (cc/ts_sketch.c) is taken only while no entry
- * latch is held (ts_acquire at an access's first touch; ts_release in ts_access_end,
- * after the claims are cleared), never together with one; a fold reads an entry under
+ * latch is held (ts_acquire at an access's first touch; ts_release of a dead key in
+ * ts_access_end, after the claims are cleared: a live key's is a decrement without the
+ * lock), never together with one; a fold reads an entry under
  * the bucket lock without its latch (the key has no holder then). A write claim (the
  * pending ts) is held across waits like a lock, but waits go only to older writers (No
  * deadlock, above).

@@ -24,7 +24,9 @@
  *   - The algorithm defines cc_ts_fold and cc_ts_unfold, which read (wts, rts) out of
  *     an entry and set an entry from (wts, rts); the sketch calls them with no holder
  *     (fold) or before the first holder sees the entry (unfold), under the active
- *     table's bucket lock, which orders them after every holder's accesses.
+ *     table's bucket lock; the last holder's release (a release-order decrement of the
+ *     key's holder count, which the fold's side reads with acquire) orders them after
+ *     every holder's accesses.
  *   - Both stamps only grow, and the sketch's bounds are >= the true stamps (S1 in
  *     cc/ts_sketch.c): an unfolded entry only ever claims later stamps than the truth,
  *     so timestamp checks can only fail more often, never pass wrongly.
