@@ -63,6 +63,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cc/ncc_key.h"
 #include "cc/txn.h"
@@ -180,8 +181,11 @@ static enum rc request(struct txn *t, struct access *a, uint8_t kind, struct ncc
 {
     struct ncc_thread *s = t->cc;
     struct row *r = a->row;
-    struct ncc_entry *e =
-        entry_new(t, kind, t->ts, r, kind == E_READ || !a->cc_a ? a->data : NULL);
+    /* the value goes to the access's private image: a read's, unless the read uses the
+     * row in place (cc_access), and a blind write's (I5); not a read-modify-write's
+     * write, whose image its read filled */
+    unsigned char *dst = a->in_place ? NULL : kind == E_READ || !a->cc_a ? a->data : NULL;
+    struct ncc_entry *e = entry_new(t, kind, t->ts, r, dst);
     /* for a write: the read of its read-modify-write, if any */
     enum nk_rc kr = nk_request(key_of(r), e, (const struct ncc_entry *)(uintptr_t)a->cc_a);
     if (kr == NK_MOVED)
@@ -298,7 +302,16 @@ enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
         a->type = ACC_READ; /* nothing left in any queue: no commit message for it */
         return RC_OK;
     }
-    if (fresh) {
+    if (fresh && type == ACC_READ) {
+        /* A read uses the row's image in place, without a copy: from the read's release
+         * until its transaction decides, its version is the committed one and no one
+         * installs into the row (I5), so the image is stable while the transaction runs.
+         * (The read-only protocol's reads, above, leave the queue at release: they copy.)
+         * An upgrade to a write takes a private copy first (below). */
+        a->cc_a = a->cc_b = 0;
+        a->in_place = 1;
+        a->data = r->data;
+    } else if (fresh) {
         a->cc_a = a->cc_b = 0;
         a->in_place = 0;
         a->data = txn_alloc(t, r->table->schema.data_size);
@@ -324,6 +337,14 @@ enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
             a->type = ACC_READ;
             return RC_OK;
         }
+    }
+    if (a->in_place) { /* an upgrade of an in-place read: the writer's private image, a
+                        * copy of the version it read, still committed and unchanged
+                        * (I5: its read is queued) */
+        uint32_t size = r->table->schema.data_size;
+        a->data = txn_alloc(t, size);
+        memcpy(a->data, r->data, size);
+        a->in_place = 0;
     }
     struct ncc_thread *s = t->cc;
     /* the write of a read-modify-write the client computes: a shot of its own */

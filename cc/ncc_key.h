@@ -26,8 +26,10 @@ enum { E_READ = 1, E_WRITE = 2 };
 struct ncc_entry {
     struct ncc_entry *next, *prev;
     struct ncc_entry *ver; /* read: the undecided write whose version it read, or NULL */
-    unsigned char *dst;    /* where the value goes at release (the access's image): reads
-                            * and blind writes (I5); NULL: a read-modify-write's write */
+    unsigned char *dst;    /* where the value goes at release (the access's private
+                            * image): a read-modify-write's read, a read-only read, a
+                            * blind write (I5); NULL: a read in place, a
+                            * read-modify-write's write */
     struct row *row;
     uint64_t ts;           /* its transaction's pre-assigned timestamp */
     uint64_t tw, tr;       /* read: the response; write: its version's (tw, tr) */
@@ -70,8 +72,11 @@ struct ncc_entry {
  *       lower t: no wait cycle. A read re-executed after its version's writer aborted
  *       passes the same test; if it fails, it is released with early_abort set.
  *   I5. A released read's version is the committed one and stays so until the reader
- *       decides (a later write waits for the read, I3); so the value is copied from the
- *       row at release, under the latch.
+ *       decides (a later write waits for the read, I3, and installs only after it
+ *       decides): no one writes the row's image meanwhile. So a plain read uses the
+ *       image in place (cc_access); a blind write's image is copied from the row at
+ *       release, under the latch (and a read-modify-write's read's, which its writer
+ *       then changes).
  *   I6. Read-only protocol (ours): the snapshot t_ro is the reader's clock at its first
  *       read less --clock-skew-us, so every transaction that begins after that read has
  *       a larger t (its clock is at most the skew behind) and so a larger tw. A read

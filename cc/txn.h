@@ -9,8 +9,9 @@
  * Access set invariants:
  *  - acc[0..nacc) are the rows this attempt accessed, in first-access order, each once.
  *  - a->data is the image the transaction reads and writes: the row's own data when
- *    a->in_place (2PL family, NONE, inserts), else a private copy in the arena that the
- *    algorithm installs at commit.
+ *    a->in_place (2PL family, NONE, inserts; NCC's reads, which the row's response queue
+ *    keeps stable), else a private copy in the arena that the algorithm installs at
+ *    commit.
  *  - a->undo (in-place writers only) is the before-image, taken when the access gained
  *    write intent (txn_read_for_update) or else at the first write, while the algorithm
  *    holds the row exclusively; it restores it on abort with txn_undo_in_place while
