@@ -84,7 +84,9 @@ struct row *txn_lookup(struct txn *t, struct table *tab, uint64_t key);
 void txn_prefetch(struct txn *t, const struct table *tab, const struct row *r, bool write);
 
 /* Reads columns `cols` of row r; *img is the row image to read them from (valid until
- * the transaction ends; use col_ptr from storage/table.h). */
+ * the transaction ends; use col_ptr from storage/table.h). A later write of the row may
+ * move the transaction's image (an algorithm may read the row's own until then): to see
+ * its own writes, the transaction reads the row again. */
 enum rc txn_read(struct txn *t, struct row *r, colmask_t cols, const unsigned char **img);
 /* Like txn_read, with the intention to write (exclusive access, SELECT FOR UPDATE).
  * `cols` must include every column the transaction will write in this row: column-level

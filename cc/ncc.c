@@ -411,7 +411,8 @@ enum rc cc_commit(struct txn *t)
     uint64_t sync = any ? tmax : t->ts;
     bool first = tmax <= tmin;
     if (!first) {
-#ifdef MUTANT_NCC_NO_RTC /* smart retry assumes I3; the mutant stays serializable without */
+#ifdef MUTANT_NCC_NO_RTC /* smart retry assumes I3, which the mutant breaks (and with it I5:
+                          * a writer may install under a running reader's image) */
         return txn_fail(t, AR_SAFEGUARD);
 #endif
         txn_net_round(t); /* the smart-retry round */

@@ -22,7 +22,9 @@
 enum { E_READ = 1, E_WRITE = 2 };
 
 /* A request's response (and, for a write, its version), in the client's arena. Fields
- * other than `released` are read and written under the key's latch only. */
+ * other than `released` are read and written under the key's latch only, but for the
+ * owner's reads of its released response (tw, tr: stable once released, read after the
+ * acquire of `released`; cc_commit's safeguard). */
 struct ncc_entry {
     struct ncc_entry *next, *prev;
     struct ncc_entry *ver; /* read: the undecided write whose version it read, or NULL */

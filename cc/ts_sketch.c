@@ -325,15 +325,16 @@ void cc_prefetch(const struct row *r, bool write)
         __builtin_prefetch(c[i], 0);
 }
 
-/* One holder of e (key r) less. The last holder of a live key leaves it its slot, exact,
- * until the slot is needed: a decrement, without the bucket lock (S2). Of a dead one
- * (ts_release_dead), under the lock, drops it unfolded: the row is freed, its shadow
- * reset by the next insert. */
+/* The slot that holds entry e. */
 static inline struct ts_slot *slot_of(struct ts_entry *e)
 {
     return (struct ts_slot *)(void *)((char *)e - offsetof(struct ts_slot, e));
 }
 
+/* One holder of e (key r) less. The last holder of a live key leaves it its slot, exact,
+ * until the slot is needed: a decrement, without the bucket lock (S2). Of a dead one
+ * (ts_release_dead), under the lock, drops it unfolded: the row is freed, its shadow
+ * reset by the next insert. */
 void ts_release(struct txn *t, struct row *r, struct ts_entry *e)
 {
     (void)t;
