@@ -184,7 +184,8 @@ static enum rc request(struct txn *t, struct access *a, uint8_t kind, struct ncc
     /* the value goes to the access's private image: a read's, unless the read uses the
      * row in place (cc_access), and a blind write's (I5); not a read-modify-write's
      * write, whose image its read filled */
-    unsigned char *dst = a->in_place ? NULL : kind == E_READ || !a->cc_a ? a->data : NULL;
+    unsigned char *dst = kind == E_READ ? (a->in_place ? NULL : a->data)
+                                        : (a->cc_a ? NULL : a->data);
     struct ncc_entry *e = entry_new(t, kind, t->ts, r, dst);
     /* for a write: the read of its read-modify-write, if any */
     enum nk_rc kr = nk_request(key_of(r), e, (const struct ncc_entry *)(uintptr_t)a->cc_a);
@@ -302,19 +303,15 @@ enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
         a->type = ACC_READ; /* nothing left in any queue: no commit message for it */
         return RC_OK;
     }
-    if (fresh && type == ACC_READ) {
+    if (fresh) {
         /* A read uses the row's image in place, without a copy: from the read's release
          * until its transaction decides, its version is the committed one and no one
          * installs into the row (I5), so the image is stable while the transaction runs.
          * (The read-only protocol's reads, above, leave the queue at release: they copy.)
          * An upgrade to a write takes a private copy first (below). */
         a->cc_a = a->cc_b = 0;
-        a->in_place = 1;
-        a->data = r->data;
-    } else if (fresh) {
-        a->cc_a = a->cc_b = 0;
-        a->in_place = 0;
-        a->data = txn_alloc(t, r->table->schema.data_size);
+        a->in_place = type == ACC_READ;
+        a->data = a->in_place ? r->data : txn_alloc(t, r->table->schema.data_size);
     }
     if (fresh && !t->acc_blind && type != ACC_READ && txn_rmw_at_server) {
         if (request_pair(t, a, &rd, &wr) != RC_OK) {
