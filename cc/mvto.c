@@ -15,7 +15,9 @@
  *
  * Invariants:
  *   I1  The committed versions of a row (row->data, then the chain) have strictly
- *       decreasing wts; row->data's wts is the greatest.
+ *       decreasing wts; row->data's wts is the greatest. While a writer writes
+ *       row->data in place (IN_PLACE), the head's committed version is the chain's
+ *       first node instead, the writer's before-image, with the head's wts.
  *   I2  A version's rts >= its wts, and no transaction with ts > rts has read it.
  *   I3  At most one pending version per row; the writer owning it holds it from its
  *       write access until the end of its attempt (a->cc_flags & MV_PENDING).
@@ -25,9 +27,14 @@
  *   I5  A read at ts returns the version visible at ts only if no pending version would
  *       be visible at ts instead (it waits for that writer otherwise), so every version
  *       it can return is final for ts.
- *   I6  Row data, the chain and its images are read and written under the latch only;
- *       every reader copies the image it returns into its arena (a->data), so a version
- *       freed or an image overwritten later is never seen by anyone.
+ *   I6  Row data, the chain and its images are read and written under the latch only,
+ *       but for row->data while IN_PLACE: the pending writer then writes it without the
+ *       latch, and nobody else reads or writes it (readers older than the writer read
+ *       the before-image node, younger ones wait, I5; other writers abort or wait).
+ *       IN_PLACE is set and cleared under the latch, so the latch orders every other
+ *       access of row->data before or after the writer's. Every reader copies the
+ *       image it returns into its arena (a->data), so a version freed or an image
+ *       overwritten later is never seen by anyone.
  *   I7  (approximate head; sketch only) An entry unfolded from the sketch with wts > 0
  *       has APPROX set: its wts is an upper bound of the head's true wts (S1), and its rts
  *       of the true rts. Every chain version is older than the TRUE head wts, which may
@@ -68,9 +75,13 @@
  *           else copy v, rts(v) = max(rts(v), ts), unlatch.
  *   WRITE, DELETE (new access)   latch; v as above; rts(v) > ts -> abort; another
  *           writer's pending marker: older -> unlatch, wait, look again; younger ->
- *           abort; else copy v (the image the workload reads and then writes), raise
- *           rts(v) to ts, set pending = ts.
- *   READ -> WRITE upgrade   as WRITE, keeping the copy made by the read. The version
+ *           abort; else raise rts(v) to ts, set pending = ts, and: a write of the head
+ *           (v is row->data) copies v into a new node stamped (wts(v), ts), the chain's
+ *           first, sets IN_PLACE and writes row->data in place (a->data; the node is
+ *           a->undo, the before-image, so the generic layer takes none); a delete, or a
+ *           write of an older version (the mutant below), copies v into a->data.
+ *   READ -> WRITE upgrade   as WRITE, its image moving from the read's copy to row->data
+ *           (cc.h: a later write may move the image). The version
  *           visible at ts is still the one the read copied: the read raised its rts to
  *           ts, so no writer with a timestamp between its wts and ts can follow it (I4),
  *           and one pending then would have made the read wait (I5). Pruning could only
@@ -88,11 +99,12 @@
  * Commit (no validation, cannot fail): txn_net_decision; inserted rows get wts = rts =
  * ts while private; txn_publish (index inserts, deleted flags) while our pending markers
  * give us the written rows exclusively (a reader at a later ts waits for our marker, so
- * it sees the deleted flag once it reads); then per written row, under its latch: if
- * ts > wts (our version is the newest, and the version it follows is row->data, I4)
- * push row->data as a chain node and install the written columns (row_install_written),
- * else insert a node with our full image in wts order; clear the marker; prune. A delete
- * frees the whole chain instead: every later access of the row aborts (AR_DELETED). The
+ * it sees the deleted flag once it reads); then per written row, under its latch: a row
+ * written in place (ts > wts: it followed the head, I4) already holds our version, and
+ * its before-image node, stamped at the write, is the old head's chain node: the entry
+ * takes (ts, ts), IN_PLACE is cleared; a version that followed a chain node goes into
+ * the chain in wts order (a copy of our image); clear the marker; prune. A delete frees
+ * the whole chain instead: every later access of the row aborts (AR_DELETED). The
  * waiters of our markers wake at wait_txn_end (cc/txn.c).
  *
  * Abort paths: a write whose visible version was read later (rts > ts), a write that
@@ -100,8 +112,10 @@
  * raised the version's rts to its own ts, so the rts check aborts first), an access for
  * which no version is visible at ts (the row was inserted after ts, or pruned in the
  * watermark race): AR_TS_ORDER; a wait given up at the end of the run: AR_STOPPED; the
- * generic AR_DELETED. cc_abort clears the markers of the attempt (MV_PENDING), nothing
- * else: rts raises stay (they only cause extra aborts of older writers).
+ * generic AR_DELETED. cc_abort clears the markers of the attempt (MV_PENDING); a row
+ * written in place gets its before-image back and drops the node, under the latch and
+ * before IN_PLACE is cleared. Nothing else: rts raises stay (they only cause extra
+ * aborts of older writers).
  *
  * Deadlock freedom: a transaction waits only for a pending writer with a smaller
  * timestamp (a reader for an older pending version it must see; a writer for an older
@@ -189,17 +203,20 @@ const char *const cc_alg_counter_names[CC_ALG_COUNTERS] = {
 
 #define MV_PENDING 1 /* a->cc_flags: this attempt holds the row's pending marker (besides
                       * the store's TS_ACC_HELD and TS_ACC_META, cc/ts_store.h) */
+#define MV_IN_PLACE 2 /* with MV_PENDING: it writes row->data in place (IN_PLACE) */
 
 #define TS_THREAD_MASK (((uint64_t)1 << PRIO_THREAD_BITS) - 1)
 
 /* Key state, over a timestamp store (cc/ts_store.h: `row` or `sketch`, chosen by the
  * variant: mvto, mvto-sketch). The key's entry (three words, under its latch bit):
  *   w[0]  bit 63: latch (spin, acquire CAS / release store, back-off of storage/wait.h);
- *         bit 62: APPROX, the head's stamps are the sketch's bounds (I7); bits 0..61: ts
- *         of the one writer whose version is not committed yet (0: none), the pending
- *         marker; its image is in the writer's private copy (a->data), which nobody reads
+ *         bit 62: APPROX, the head's stamps are the sketch's bounds (I7); bit 61:
+ *         IN_PLACE, the pending writer writes row->data in place (I6); bits 0..60: ts of
+ *         the one writer whose version is not committed yet (0: none), the pending
+ *         marker; its image is row->data (IN_PLACE) or its private copy (a->data), which
+ *         nobody else reads
  *   w[1], w[2]  wts, rts of the newest committed version (the head), whose image is
- *         row->data
+ *         row->data, or the chain's first node while IN_PLACE
  * The row's metadata slot (row->cc) holds, at MV_CHAIN_OFF, the chain of older committed
  * versions (struct mvto_chain), newest first: nodes (wts, rts, image copy), their stamps
  * exact data (not the store's); before it, the store's part: with the row store the entry
@@ -213,7 +230,8 @@ const char *const cc_alg_counter_names[CC_ALG_COUNTERS] = {
 /* The entry's word 0 (see Key state): the latch (TS_LATCH, cc/ts_store.h), approximate
  * head, pending writer's ts. */
 #define APPROX ((uint64_t)1 << 62)
-#define PENDING_MASK (APPROX - 1)
+#define IN_PLACE ((uint64_t)1 << 61)
+#define PENDING_MASK (IN_PLACE - 1)
 
 struct mvto_ver {
     struct mvto_ver *next; /* older */
@@ -334,11 +352,13 @@ static inline void free_from(struct txn *t, struct mvto_ver *n, const struct tab
 /* prune's walk, where (P) leaves something to free: out of line, since most prunes
  * return at the check. */
 static void __attribute__((noinline))
-prune_walk(struct txn *t, struct mvto_chain *c, const struct ts_entry *e,
+prune_walk(struct txn *t, struct mvto_chain *c, const struct ts_entry *e, uint64_t w0,
            const struct table *tb, uint64_t wm)
 {
     c->pruned = wm;
-    if (ts_get(e, 1) <= wm) {
+    /* IN_PLACE: row->data is not committed; the head's version is the chain's first node,
+     * which the walk keeps (the newest version with wts <= wm or one newer) */
+    if (!(w0 & IN_PLACE) && ts_get(e, 1) <= wm) {
         free_from(t, c->first, tb);
         c->first = NULL;
         return;
@@ -354,13 +374,14 @@ prune_walk(struct txn *t, struct mvto_chain *c, const struct ts_entry *e,
 /* GC under the latch: keeps the newest version with wts <= wm and the newer ones. An
  * approximate head wts (I7) is >= the true one, so `wts <= wm` only holds where it holds
  * for the true wts as well: it keeps more, never less. */
-static inline void prune(struct txn *t, struct row *r, const struct ts_entry *e)
+static inline void prune(struct txn *t, struct row *r, const struct ts_entry *e,
+                         uint64_t w0)
 {
     uint64_t wm = ((struct mvto_thread *)t->cc)->wm;
     struct mvto_chain *c = chain_of(r);
     if (!c->first || wm <= c->pruned) /* (P): nothing to free */
         return;
-    prune_walk(t, c, e, r->table, wm);
+    prune_walk(t, c, e, w0, r->table, wm);
 }
 
 /* The committed version visible at ts in the chain (exact stamps), or NULL. */
@@ -381,6 +402,10 @@ static const unsigned char *visible(struct row *r, const struct ts_entry *e, uin
     uint64_t hw = ts_get(e, 1);
     if (hw <= ts) {
         *wts = hw;
+        if (w0 & IN_PLACE) { /* I6: the pending writer's before-image is the head's */
+            *node = chain_of(r)->first;
+            return (*node)->data;
+        }
         *node = NULL;
         return r->data;
     }
@@ -459,7 +484,7 @@ static void gc_drain(struct txn *t)
         p->gc_len--;
         struct ts_entry *e = ts_acquire(t, r);
         uint64_t w0 = ts_latch(e);
-        prune(t, r, e);
+        prune(t, r, e, w0);
         ts_unlatch(e, w0);
         ts_release(t, r, e);
     }
@@ -522,8 +547,8 @@ void cc_begin(struct txn *t, bool retry)
 {
     (void)retry; /* a retry takes a new timestamp: the old one would be late again */
     t->ts = txn_priority_ts(t);
-    if (t->ts & ~PENDING_MASK) { /* after about 2^50 ticks (days): into the flag bits */
-        fprintf(stderr, "mvto: timestamps outgrew the pending marker's 62 bits\n");
+    if (t->ts & ~PENDING_MASK) { /* after 2^49 ticks (2.5 days at 2.6 GHz): the flag bits */
+        fprintf(stderr, "mvto: timestamps outgrew the pending marker's 61 bits\n");
         exit(1);
     }
     /* relaxed: the GC's reading of the slots need not be exact (see GC at the top) */
@@ -607,7 +632,7 @@ enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
     uint64_t w0;
     for (;;) {
         w0 = ts_latch(e);
-        prune(t, r, e);
+        prune(t, r, e, w0);
         uint64_t wts = 0;
         struct mvto_ver *node;
         const unsigned char *img = visible(r, e, w0, ts, &wts, &node);
@@ -660,11 +685,8 @@ enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
             why = AR_DIE;
             break;
         }
-        if (!upgrade) {
-            a->data = txn_alloc(t, size);
-            memcpy(a->data, img, size);
+        if (!upgrade)
             a->cc_a = wts;
-        }
         /* I4: the write reads the version it follows (rts <= ts here) */
         if (node)
             node->rts = ts;
@@ -673,6 +695,25 @@ enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
         raised = true;
         w0 = (w0 & ~PENDING_MASK) | ts; /* the marker, published by the unlatch */
         a->cc_flags |= MV_PENDING;
+        if (!node && type == ACC_WRITE) {
+            /* the head: written in place (I6), its before-image the chain's new first
+             * node, stamped as the head (and, as the commit's push would, rts = ts) */
+            struct mvto_chain *c = chain_of(r);
+            struct mvto_ver *pre = node_new(t, r->table, wts, ts, r->data);
+            pre->next = c->first;
+            c->first = pre;
+            chain_added(c, wts);
+            SHW(SHW_ROW); /* the row's data, written in place next (once per row) */
+            a->data = r->data;
+            a->undo = pre->data; /* the generic layer takes no before-image of its own */
+            a->in_place = 1;
+            w0 |= IN_PLACE;
+            a->cc_flags |= MV_IN_PLACE;
+        } else if (!upgrade) { /* a delete, or a write that follows an older version (the
+                                * mutant's): a private copy */
+            a->data = txn_alloc(t, size);
+            memcpy(a->data, img, size);
+        }
         break;
     }
     if (why == AR_COUNT || why == AR_TS_ORDER || why == AR_DIE)
@@ -685,7 +726,6 @@ enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
             ts_access_end(t, a, true);
         return txn_fail(t, why);
     }
-    a->in_place = 0;
     a->type = (uint8_t)type;
     return RC_OK;
 }
@@ -732,27 +772,29 @@ enum rc cc_commit(struct txn *t)
                 ts_set(e, 2, ts);
                 w0 &= ~APPROX;
             }
-        } else if (ts > wts) { /* the newest: it follows the head (I4) */
+        } else if (a->cc_flags & MV_IN_PLACE) {
+            /* the newest version (ts > wts: the write followed the head, I4), already in
+             * row->data; the old head's image is our before-image, the chain's first node
+             * since our access (only the marker's holder adds a first node, and prune
+             * keeps it), stamped (wts, ts) */
+            struct mvto_ver *n = c->first;
             if (w0 & APPROX) { /* I7: the old head's wts is a bound; nothing older is ever
                                 * visible again (a reader before the bound aborts) */
-                free_from(t, c->first, r->table);
-                c->first = NULL;
+                free_from(t, n->next, r->table);
+                n->next = NULL;
             }
-            struct mvto_ver *n = node_new(t, r->table, wts, ts_get(e, 2), r->data);
-            n->next = c->first;
-            c->first = n;
             chain_added(c, ts); /* the new head; the node keeps the old head's wts */
-            row_install_written(a);
             ts_set(e, 1, ts);
             ts_set(e, 2, ts);
             w0 &= ~APPROX;
             gc_push(t->cc, r, ts);
-        } else { /* older than the newest: into the chain in wts order (I1) */
+        } else { /* a write that followed a chain version (ts < wts, blind writes only):
+                  * into the chain in wts order (I1) */
             insert_in_chain(r, node_new(t, r->table, ts, ts, a->data));
         }
-        w0 &= ~PENDING_MASK; /* the marker: cleared by the unlatch */
-        a->cc_flags = (uint16_t)((a->cc_flags & ~MV_PENDING) | TS_ACC_META);
-        prune(t, r, e);
+        w0 &= ~(PENDING_MASK | IN_PLACE); /* the marker: cleared by the unlatch */
+        a->cc_flags = (uint16_t)((a->cc_flags & ~(MV_PENDING | MV_IN_PLACE)) | TS_ACC_META);
+        prune(t, r, e, w0);
         ts_unlatch(e, w0);
     }
     ts_access_end_all(t, false); /* the markers are cleared: the marks, the entries */
@@ -767,8 +809,17 @@ void cc_abort(struct txn *t)
         if (a->cc_flags & MV_PENDING) {
             struct ts_entry *e = a->cc_ptr;
             uint64_t w0 = ts_latch(e);
-            ts_unlatch(e, w0 & ~PENDING_MASK);
-            a->cc_flags &= (uint16_t)~MV_PENDING;
+            if (a->cc_flags & MV_IN_PLACE) { /* the before-image back, the node dropped */
+                struct row *r = a->row;
+                struct mvto_chain *c = chain_of(r);
+                struct mvto_ver *pre = c->first;
+                memcpy(r->data, pre->data, r->table->schema.data_size);
+                c->first = pre->next;
+                pre->next = NULL;
+                free_from(t, pre, r->table);
+            }
+            ts_unlatch(e, w0 & ~(PENDING_MASK | IN_PLACE));
+            a->cc_flags &= (uint16_t)~(MV_PENDING | MV_IN_PLACE);
         }
     }
     ts_access_end_all(t, true);

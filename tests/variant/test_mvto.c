@@ -5,8 +5,9 @@
  * the timestamp order. Cases: a read at an older timestamp sees the older version after a
  * newer write committed; a write aborts when a later reader read the version it would
  * follow, and its retry (a new timestamp) commits; a read waits for an older pending
- * write (and sees it after its commit, the version before after its abort) while an older
- * read does not wait; a younger writer waits for an older pending writer; the garbage
+ * write (and sees it after its commit, the version before after its abort, which puts
+ * the before-image of the write in place back) while an older read does not wait and
+ * reads that before-image; a younger writer waits for an older pending writer; the garbage
  * collector keeps the versions an active older transaction still needs, frees them once
  * the watermark passes them, and prunes a row written once and never accessed again.
  * With the sketch store (mvto-sketch) a key's stamps are exact only while some attempt
