@@ -42,10 +42,11 @@
  *       newest version with wts <= ts the wrong one. So an access at ts < bound on an
  *       APPROX head finds no visible version and aborts (AR_TS_ORDER, in visible()),
  *       never walking the chain; at ts >= bound the head is visible (true wts <= bound <=
- *       ts) and the access goes on as usual, its checks against the bounds. A commit that
- *       installs a new head makes the entry exact (APPROX cleared); the old head it pushes
- *       carries its bound as wts, and the versions below it are freed (visible to no one:
- *       an access before the bound aborted, and one at or after it reads the old head).
+ *       ts) and the access goes on as usual, its checks against the bounds. A commit of a
+ *       new head makes the entry exact (APPROX cleared); the old head's node (the
+ *       writer's before-image) carries its bound as wts, and the versions below it are
+ *       freed (visible to no one: an access before the bound aborted, and one at or after
+ *       it reads the old head).
  *       A delete also clears it. The row store unfolds only new rows, at (0, 0): never
  *       APPROX, so mvto behaves as before.
  *
@@ -57,17 +58,18 @@
  * head, which is the version visible at ts with the true stamps too; raising rts to ts
  * there is what the exact protocol would do. So every access that succeeds makes the
  * same choice (version read or followed) and leaves stamps >= the exact protocol's, and
- * the pushed old head's bound wts only hides older versions (I7). The executions that
+ * the old head's node's bound wts only hides older versions (I7). The executions that
  * remain are executions of exact MVTO with extra aborts, hence serializable. The aborts
  * the exact stamps would have avoided count as sketch_false_aborts (ts_exact and the
  * rule again on the exact stamps, count_sketch_abort).
  *
  * Memory orders: the latch's acquire CAS and release store order everything in the
  * key state; no field of it is read outside the latch but the pending marker, which a
- * waiter polls (relaxed, a hint) on the entry it holds. The per-thread timestamp slots
+ * waiter polls (relaxed, a hint) on the entry it holds. The one access of row data
+ * outside the latch is the pending writer's own, reads and writes, while IN_PLACE (I6). The per-thread timestamp slots
  * of the garbage collector are relaxed (see GC: their precision is not what makes GC
  * safe). A reader's check of row->deleted (cc/txn.c) is ordered after the deleter's
- * publish by the latch: a deleter publishes before it installs and clears its marker.
+ * publish by the latch: a deleter publishes before it clears its marker.
  *
  * Access (cc_access):
  *   READ    latch; v = the version visible at ts; if the pending writer p (not us) has
@@ -93,8 +95,9 @@
  * chain in wts order at commit (I1); no abort for that case. Here it does not occur:
  * every write reads the version it follows and raises its rts to its own ts (I4), so an
  * old version's rts is at least the next version's wts, and a write older than the
- * newest version finds rts > ts and aborts. The chain insert stays for blind writes
- * (and for the mutant that skips the rts check).
+ * newest version finds rts > ts and aborts; blind writes too (they read the version
+ * they follow all the same). The chain insert stays for the mutant that skips the rts
+ * check.
  *
  * Commit (no validation, cannot fail): txn_net_decision; inserted rows get wts = rts =
  * ts while private; txn_publish (index inserts, deleted flags) while our pending markers
@@ -127,7 +130,7 @@
  * watermark wm = min over the slots (its private copy: no shared write). Whoever holds a
  * row's latch prunes the chain: it keeps the newest version with wts <= wm and everything
  * newer, frees the rest (readers with ts >= wm never need older ones). Besides, each
- * thread queues (row, ts) for every old version its commits make, in ts order, and
+ * thread queues (row, ts) for every row its commit at ts gives an old version, and
  * prunes those rows when its watermark passes ts (gc_drain, right after recomputing it):
  * a row written once and never read again would otherwise keep its old version forever
  * (TPC-C's delivered ORDER-LINE rows). A transaction
@@ -146,8 +149,9 @@
  *
  * Lock order: one entry latch (TS_LATCH) at a time; no wait while holding one
  * (wait_pending polls unlatched). Under the latch the allocator may run (node_new's
- * malloc and free_from's free when pruning or deleting, where the thread's spare nodes
- * run out or overflow; gc_push growing the thread's own GC queue): its locks are its
+ * malloc at a write access, free_from's free when pruning, deleting or aborting, where
+ * the thread's spare nodes run out or overflow; gc_push growing the thread's own GC
+ * queue): its locks are its
  * own, and nothing of ours is taken inside it. With the sketch, the active table's
  * bucket lock (cc/ts_sketch.c) is taken only while no entry latch is held, never
  * together with one: ts_acquire at an access's first touch, ts_release in
@@ -394,8 +398,9 @@ static struct mvto_ver *chain_visible(struct row *r, uint64_t ts)
 }
 
 /* The committed version visible at ts, under the latch: the head (*node = NULL: its
- * stamps are the entry's) or a chain node; NULL: none (inserted after ts, or pruned), or
- * the head is approximate and later than ts (I7: which version is visible is unknown). */
+ * stamps are the entry's; while IN_PLACE its before-image node instead, *node set, whose
+ * wts is the entry's) or a chain node; NULL: none (inserted after ts, or pruned), or the
+ * head is approximate and later than ts (I7: which version is visible is unknown). */
 static const unsigned char *visible(struct row *r, const struct ts_entry *e, uint64_t w0,
                                     uint64_t ts, uint64_t *wts, struct mvto_ver **node)
 {
@@ -697,15 +702,18 @@ enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
         a->cc_flags |= MV_PENDING;
         if (!node && type == ACC_WRITE) {
             /* the head: written in place (I6), its before-image the chain's new first
-             * node, stamped as the head (and, as the commit's push would, rts = ts) */
+             * node, stamped (wts, ts): the head's wts, and the rts our write raised */
             struct mvto_chain *c = chain_of(r);
             struct mvto_ver *pre = node_new(t, r->table, wts, ts, r->data);
             pre->next = c->first;
             c->first = pre;
             chain_added(c, wts);
-            SHW(SHW_ROW); /* the row's data, written in place next (once per row) */
+            SHW(SHW_ROW); /* the row's data, written in place next: counted once per row
+                           * here (an install counted it at commit) */
             a->data = r->data;
-            a->undo = pre->data; /* the generic layer takes no before-image of its own */
+            /* the generic layer takes no before-image of its own; the node outlives the
+             * attempt in the chain (or is freed by an abort): a->undo is not used after */
+            a->undo = pre->data;
             a->in_place = 1;
             w0 |= IN_PLACE;
             a->cc_flags |= MV_IN_PLACE;
@@ -788,8 +796,8 @@ enum rc cc_commit(struct txn *t)
             ts_set(e, 2, ts);
             w0 &= ~APPROX;
             gc_push(t->cc, r, ts);
-        } else { /* a write that followed a chain version (ts < wts, blind writes only):
-                  * into the chain in wts order (I1) */
+        } else { /* a write that followed a chain version (ts < wts; only the mutant that
+                  * skips the rts check makes one): into the chain in wts order (I1) */
             insert_in_chain(r, node_new(t, r->table, ts, ts, a->data));
         }
         w0 &= ~(PENDING_MASK | IN_PLACE); /* the marker: cleared by the unlatch */

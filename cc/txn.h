@@ -10,12 +10,14 @@
  *  - acc[0..nacc) are the rows this attempt accessed, in first-access order, each once.
  *  - a->data is the image the transaction reads and writes: the row's own data when
  *    a->in_place (2PL family, NONE, inserts; NCC's reads, which the row's response queue
- *    keeps stable), else a private copy in the arena that the algorithm installs at
- *    commit.
+ *    keeps stable; MVTO's writes of the newest version), else a private copy in the arena
+ *    that the algorithm installs at commit.
  *  - a->undo (in-place writers only) is the before-image, taken when the access gained
  *    write intent (txn_read_for_update) or else at the first write, while the algorithm
  *    holds the row exclusively; it restores it on abort with txn_undo_in_place while
- *    still holding the row.
+ *    still holding the row. An algorithm may set it itself when it grants the access
+ *    (MVTO: its old-version node, which it restores from), and then the generic layer
+ *    takes none.
  */
 #ifndef CC_TXN_H
 #define CC_TXN_H
