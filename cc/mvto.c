@@ -206,8 +206,8 @@ const char *const cc_alg_counter_names[CC_ALG_COUNTERS] = {
 };
 
 #define MV_PENDING 1 /* a->cc_flags: this attempt holds the row's pending marker (besides
-                      * the store's TS_ACC_HELD and TS_ACC_META, cc/ts_store.h) */
-#define MV_IN_PLACE 2 /* with MV_PENDING: it writes row->data in place (IN_PLACE) */
+                      * the store's TS_ACC_HELD and TS_ACC_META, cc/ts_store.h); with
+                      * a->in_place it writes row->data in place (IN_PLACE) */
 
 #define TS_THREAD_MASK (((uint64_t)1 << PRIO_THREAD_BITS) - 1)
 
@@ -716,7 +716,6 @@ enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
             a->undo = pre->data;
             a->in_place = 1;
             w0 |= IN_PLACE;
-            a->cc_flags |= MV_IN_PLACE;
         } else if (!upgrade) { /* a delete, or a write that follows an older version (the
                                 * mutant's): a private copy */
             a->data = txn_alloc(t, size);
@@ -780,7 +779,7 @@ enum rc cc_commit(struct txn *t)
                 ts_set(e, 2, ts);
                 w0 &= ~APPROX;
             }
-        } else if (a->cc_flags & MV_IN_PLACE) {
+        } else if (a->in_place) { /* with MV_PENDING, not an insert: written in place */
             /* the newest version (ts > wts: the write followed the head, I4), already in
              * row->data; the old head's image is our before-image, the chain's first node
              * since our access (only the marker's holder adds a first node, and prune
@@ -801,7 +800,7 @@ enum rc cc_commit(struct txn *t)
             insert_in_chain(r, node_new(t, r->table, ts, ts, a->data));
         }
         w0 &= ~(PENDING_MASK | IN_PLACE); /* the marker: cleared by the unlatch */
-        a->cc_flags = (uint16_t)((a->cc_flags & ~(MV_PENDING | MV_IN_PLACE)) | TS_ACC_META);
+        a->cc_flags = (uint16_t)((a->cc_flags & ~MV_PENDING) | TS_ACC_META);
         prune(t, r, e, w0);
         ts_unlatch(e, w0);
     }
@@ -817,7 +816,7 @@ void cc_abort(struct txn *t)
         if (a->cc_flags & MV_PENDING) {
             struct ts_entry *e = a->cc_ptr;
             uint64_t w0 = ts_latch(e);
-            if (a->cc_flags & MV_IN_PLACE) { /* the before-image back, the node dropped */
+            if (a->in_place) { /* the before-image back, the node dropped */
                 struct row *r = a->row;
                 struct mvto_chain *c = chain_of(r);
                 struct mvto_ver *pre = c->first;
@@ -827,7 +826,7 @@ void cc_abort(struct txn *t)
                 free_from(t, pre, r->table);
             }
             ts_unlatch(e, w0 & ~(PENDING_MASK | IN_PLACE));
-            a->cc_flags &= (uint16_t)~(MV_PENDING | MV_IN_PLACE);
+            a->cc_flags &= (uint16_t)~MV_PENDING;
         }
     }
     ts_access_end_all(t, true);

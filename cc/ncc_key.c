@@ -15,9 +15,8 @@
 
 /* The latch protects the key's fields and the row image: the image is written only under
  * it (nk_commit's install) or while the row is private (an insert before its row is
- * published), so reads under it copy
- * the image plainly (memcpy: wide loads, 1.07x partitioned TPC-C over a word-by-word
- * relaxed copy). A read in place (cc/ncc.c) reads it without the latch: its queued entry
+ * published), so reads under it copy the image plainly (memcpy: wide loads, 1.07x
+ * partitioned TPC-C over a word-by-word relaxed copy). A read in place (cc/ncc.c) reads it without the latch: its queued entry
  * keeps every install out until its transaction decides (I5), and the latch's release
  * and acquire order the install after the reader's commit or abort message. */
 static void latch(struct ncc_row *k)
@@ -101,8 +100,8 @@ static inline void ro_raise_tr(struct ncc_row *k, uint64_t t_ro)
 }
 
 /* Releases e's response: an entry with a private image (dst) gets the committed value
- * with it (I5). A read-only read (I6) takes the
- * committed version if it is not newer than its snapshot, and leaves the queue. */
+ * with it (I5). A read-only read (I6) takes the committed version if it is not newer
+ * than its snapshot, and leaves the queue. */
 static void release(struct ncc_entry *e)
 {
     if (e->ro) {
