@@ -29,7 +29,8 @@
  * at the attempt's next access or at commit); latch; wait while an
  * overlapping entry is still OPEN (the write lock wait: ww_wait for writes); build the image from the committed row plus, per
  * column, the latest overlapping entry's snapshot; record those owners as predecessors;
- * append an OPEN entry; unlatch.
+ * append an OPEN entry; unlatch. An SER read appends a READ entry the same way; a
+ * record-level one that finds the chain empty reads the row in place (no copy).
  * Re-update: a write after sealing is found at commit (image != snapshot) and kills the
  * overlapping entries after ours (AR_REUPDATE); an upgrade (SER read -> write, write ->
  * delete) kills them at once.
@@ -117,7 +118,8 @@ enum { KR_CASCADE = 0, KR_REUPDATE = 1, KR_WOUNDED = 2 };
 
 /* Entry (struct rcc_entry, in its owner's arena): owner attempt id, wound-wait ts, column
  * set, flags (OPEN: the owner may still write its image, successors wait; READ: an SER
- * speculative read; DELETE) and `snap`, the sealed image successors copy from. Others
+ * speculative read; DELETE) and `snap`, the sealed image successors copy from (an SER
+ * read's image: the row itself for a read in place, see append). Others
  * touch an entry only under the row latch while it is linked; the owner unlinks every
  * entry (under the latch) before it publishes `done`, so its arena is unreachable once
  * cc_commit / cc_abort return.
@@ -578,9 +580,17 @@ static enum rc append(struct txn *t, struct access *a, enum access_type type)
             /* acquire: pairs with the bump (the latch taken next orders the chain) */
         } while (atomic_load_explicit(&h->progress, memory_order_acquire) == seen);
     }
-    /* latched: build the image from the committed row and the chain */
+    /* latched: build the image from the committed row and the chain. A record-level SER
+     * read that finds the chain empty reads the row in place, without a copy: no entry
+     * is before its own, so no one installs into the row until its attempt is done (a
+     * writer appended later depends on it, directly or through the entries between) and
+     * the image is stable while the attempt runs; an upgrade to a write copies it. */
     int nnew = 0;
-    memcpy(img, r->data, s->data_size);
+    bool in_place = !COLUMNAR && type == ACC_READ && !m->head;
+    if (in_place)
+        img = r->data;
+    else
+        memcpy(img, r->data, s->data_size);
     colmask_t need = cols;
     for (struct rcc_entry *x = m->tail; x && need; x = x->prev) {
         colmask_t ov = COLUMNAR ? x->cols & need : need;
@@ -600,7 +610,7 @@ static enum rc append(struct txn *t, struct access *a, enum access_type type)
     e->cols = cols;
     if (type == ACC_READ) {
         e->flags = ENT_READ;
-        e->snap = img; /* never written while the access is a read */
+        e->snap = img; /* never written while the access is a read (the row itself when in place) */
     } else {
         e->flags = ENT_OPEN | (type == ACC_DELETE ? ENT_DELETE : 0);
         e->snap = NULL;
@@ -611,7 +621,7 @@ static enum rc append(struct txn *t, struct access *a, enum access_type type)
     a->cc_a = (uintptr_t)e;
     a->cc_flags |= ACC_LINKED;
     a->data = img;
-    a->in_place = 0;
+    a->in_place = in_place;
     a->type = (uint8_t)type;
     if (type != ACC_READ)
         p->open = (int)(a - t->acc);
@@ -634,10 +644,17 @@ static enum rc upgrade(struct txn *t, struct access *a, enum access_type type)
     struct rcc_row *m = rrow(a->row);
     if (type != ACC_DELETE)
         check_declared(a->row, e->cols, access_cols(t, a->row));
+    unsigned char *img = a->in_place ? txn_alloc(t, a->row->table->schema.data_size) : NULL;
     latch(m);
     if (type == ACC_DELETE) /* a delete covers the whole row */
         e->cols = all_cols(a->row);
     kill_after(e, KR_REUPDATE);
+    if (img) { /* an in-place read (append): the writer's private copy of the row, still
+                * the committed version (the entry is still first in its chain) */
+        memcpy(img, a->row->data, a->row->table->schema.data_size);
+        a->data = img;
+        a->in_place = 0;
+    }
     if (e->flags & ENT_READ) {
         e->flags = ENT_OPEN;
         e->snap = NULL;
