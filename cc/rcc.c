@@ -256,25 +256,31 @@ static inline void install_end(struct rcc_row *m)
 }
 
 /* Installs columns `cols` of img into the row, word by word (other columns' bytes of a
- * shared word are kept: they are stable, every installer holds the latch). */
+ * shared word are kept: they are stable, every installer holds the latch). A word the
+ * column covers whole is stored as is; an edge word shared with a neighbour is merged
+ * under a byte mask. */
 static void install_cols(struct row *r, const unsigned char *img, colmask_t cols)
 {
     const struct schema *s = &r->table->schema;
     _Atomic uint64_t *dst = (_Atomic uint64_t *)(void *)r->data;
+    const uint64_t *src = (const uint64_t *)(const void *)img;
     while (cols) {
         int c = __builtin_ctzll(cols);
         cols &= cols - 1;
         uint32_t lo, hi;
         col_bytes(s, c, &lo, &hi);
         for (uint32_t w = lo / 8; w * 8 < hi; w++) {
-            uint64_t cur = atomic_load_explicit(&dst[w], memory_order_relaxed);
-            unsigned char b[8];
-            memcpy(b, &cur, 8);
-            for (uint32_t k = 0; k < 8; k++)
-                if (w * 8 + k >= lo && w * 8 + k < hi)
-                    b[k] = img[w * 8 + k];
-            memcpy(&cur, b, 8);
-            atomic_store_explicit(&dst[w], cur, memory_order_release); /* read_committed */
+            uint64_t v = src[w];
+            uint32_t b0 = w * 8 < lo ? lo - w * 8 : 0, b1 = hi - w * 8 < 8 ? hi - w * 8 : 8;
+            if (b1 - b0 < 8) { /* the column's bytes [b0, b1) of the word, in memory order */
+                unsigned char mb[8] = {0};
+                memset(mb + b0, 0xff, b1 - b0);
+                uint64_t mask;
+                memcpy(&mask, mb, 8);
+                uint64_t cur = atomic_load_explicit(&dst[w], memory_order_relaxed);
+                v = (cur & ~mask) | (v & mask);
+            }
+            atomic_store_explicit(&dst[w], v, memory_order_release); /* read_committed */
         }
     }
 }

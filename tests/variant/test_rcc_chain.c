@@ -5,7 +5,8 @@
  * detection (RCC-D) is recognised by the algorithm's name.
  * Cases: cascade on abort, cascade on re-update, commit order along a chain, a
  * two-transaction deadlock found at commit time (RCC) or by the eager check (RCC-D),
- * column-disjoint writers that do not depend on each other (RCC-C). */
+ * column-disjoint writers that do not depend on each other (RCC-C), also where their
+ * columns share a word of the row. */
 #include <pthread.h>
 #include <string.h>
 
@@ -15,6 +16,7 @@
 #include "tests/variant/rows.h"
 
 static struct txn *T[4];
+static struct table *packed;
 
 static void cascade_on_abort(void)
 {
@@ -151,10 +153,41 @@ static void column_disjoint(void)
     CHECK(b == b_before + 4);
 }
 
+/* RCC-C: writers of disjoint text columns that share one word of the row: each commit
+ * installs its own column's bytes and keeps the other's (a word-grain install would put
+ * back the earlier writer's stale copy of its neighbour). */
+static void column_disjoint_shared_word(void)
+{
+    if (strncmp(cc_alg_name, "RCC-C", 5) != 0)
+        return;
+    const struct schema *s = &packed->schema;
+    CHECK(s->cols[0].word_hi > s->cols[1].word_lo); /* the two columns share a word */
+    struct row *r = table_row_at(packed, 0);
+    const unsigned char *img;
+    txn_begin(T[0], false);
+    txn_begin(T[1], false);
+    CHECK(txn_read_for_update(T[0], r, COL_BIT(0), &img) == RC_OK);
+    CHECK(txn_write(T[0], r, 0, "xxx") == RC_OK);
+    CHECK(add_col(T[0], 14, 0, 1) == RC_OK); /* seals T0's version of the row */
+    CHECK(txn_read_for_update(T[1], r, COL_BIT(1), &img) == RC_OK);
+    CHECK(txn_write(T[1], r, 1, "yyy") == RC_OK);
+    CHECK(txn_commit(T[1]) == RC_OK); /* no dependency on T0: commits first */
+    CHECK(txn_commit(T[0]) == RC_OK);
+    CHECK(memcmp(col_ptr(s, r->data, 0), "xxx", 3) == 0);
+    CHECK(memcmp(col_ptr(s, r->data, 1), "yyy", 3) == 0);
+}
+
 int main(void)
 {
     cc_init(4);
     tab = make_table(16, false);
+    struct schema ps; /* two packed 3-byte text columns (column_disjoint_shared_word) */
+    schema_init(&ps, false);
+    schema_add(&ps, "x", COL_CHAR, 3);
+    schema_add(&ps, "y", COL_CHAR, 3);
+    schema_seal(&ps);
+    packed = table_create("packed", &ps, 1, true);
+    load_rows(packed, NULL, 0, 1, NULL, NULL);
     for (int i = 0; i < 4; i++) {
         T[i] = txn_create(i, false);
         cc_thread_init(T[i]);
@@ -164,6 +197,7 @@ int main(void)
     RUN_CASE(commit_order);
     RUN_CASE(two_txn_deadlock);
     RUN_CASE(column_disjoint);
+    RUN_CASE(column_disjoint_shared_word);
     for (int i = 0; i < 4; i++) {
         cc_thread_fini(T[i]);
         txn_destroy(T[i]);
