@@ -4,8 +4,9 @@
  *                 RCC_DL_EAGER   (RCC-D) a cycle search on every new dependency edge
  *                 RCC_DL_WOUND   (RCC-W) wound-wait: an older transaction never depends
  *                                on a younger one; it wounds it and waits for it to go
- *   RCC_COLUMNAR  0: record-level chains; 1 (RCC-C): an entry depends only on entries
- *                 whose column sets overlap its own, and commit installs only the
+ *   RCC_COLUMNAR  0: record-level chains (commit installs the words of the columns
+ *                 it wrote); 1 (RCC-C): an entry depends only on entries whose column
+ *                 sets overlap its own, and commit installs exactly the bytes of the
  *                 columns it wrote
  *   RCC_ISO       RCC_RC, RCC_RR (default), RCC_SER
  *
@@ -226,7 +227,8 @@ static inline void install_begin(struct rcc_row *m)
 /* Record-level install: the words of the columns the attempt wrote (a->wmask), from its
  * image (release stores: see read_committed). The row's other words already equal the
  * image's: append built the image from the chain's last entry (a sealed writer's
- * snapshot, or an SER reader's copy of the one before it), else from the committed row;
+ * snapshot, or an SER reader's image: a copy of the one before it, or the row itself
+ * when it read in place), else from the committed row;
  * every writer before our entry installed its snapshot before our pre-commit wait ended
  * (a re-update after its seal kills us, its abort cascades to us), and every writer
  * after it appended later and waits for our commit. So a word shared with an unwritten
