@@ -116,8 +116,9 @@
  * which no version is visible at ts (the row was inserted after ts, or pruned in the
  * watermark race): AR_TS_ORDER; a wait given up at the end of the run: AR_STOPPED; the
  * generic AR_DELETED. cc_abort clears the markers of the attempt (MV_PENDING); a row
- * written in place gets its before-image back and drops the node, under the latch and
- * before IN_PLACE is cleared. Nothing else: rts raises stay (they only cause extra
+ * written in place first gets its before-image back (txn_undo_in_place: a->undo is the
+ * node's image), while IN_PLACE still gives the writer row->data (I6), then drops the
+ * node under the latch. Nothing else: rts raises stay (they only cause extra
  * aborts of older writers).
  *
  * Deadlock freedom: a transaction waits only for a pending writer with a smaller
@@ -711,8 +712,9 @@ enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
             SHW(SHW_ROW); /* the row's data, written in place next: counted once per row
                            * here (an install counted it at commit) */
             a->data = r->data;
-            /* the generic layer takes no before-image of its own; the node outlives the
-             * attempt in the chain (or is freed by an abort): a->undo is not used after */
+            /* the generic layer takes no before-image of its own, and an abort restores
+             * from this one (txn_undo_in_place, then frees the node); at commit the node
+             * stays in the chain, a->undo unused */
             a->undo = pre->data;
             a->in_place = 1;
             w0 |= IN_PLACE;
@@ -811,16 +813,18 @@ enum rc cc_commit(struct txn *t)
 
 void cc_abort(struct txn *t)
 {
+    /* the rows written in place get their before-images back (a->undo, the nodes), while
+     * IN_PLACE still gives us row->data (I6) */
+    txn_undo_in_place(t);
     for (uint32_t i = 0; i < t->nacc; i++) {
         struct access *a = &t->acc[i];
         if (a->cc_flags & MV_PENDING) {
             struct ts_entry *e = a->cc_ptr;
             uint64_t w0 = ts_latch(e);
-            if (a->in_place) { /* the before-image back, the node dropped */
+            if (a->in_place) { /* the restored before-image's node dropped */
                 struct row *r = a->row;
                 struct mvto_chain *c = chain_of(r);
                 struct mvto_ver *pre = c->first;
-                memcpy(r->data, pre->data, r->table->schema.data_size);
                 c->first = pre->next;
                 pre->next = NULL;
                 free_from(t, pre, r->table);

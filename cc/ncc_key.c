@@ -16,9 +16,10 @@
 /* The latch protects the key's fields and the row image: the image is written only under
  * it (nk_commit's install) or while the row is private (an insert before its row is
  * published), so reads under it copy the image plainly (memcpy: wide loads, 1.07x
- * partitioned TPC-C over a word-by-word relaxed copy). A read in place (cc/ncc.c) reads it without the latch: its queued entry
- * keeps every install out until its transaction decides (I5), and the latch's release
- * and acquire order the install after the reader's commit or abort message. */
+ * partitioned TPC-C over a word-by-word relaxed copy). A read in place (cc/ncc.c) reads
+ * it without the latch: its queued entry keeps every install out until its transaction
+ * decides (I5), and the latch's release and acquire order the install after the
+ * reader's commit or abort message. */
 static void latch(struct ncc_row *k)
 {
     SHW(SHW_ROW); /* the key's latch, queue and timestamps (one per access) */

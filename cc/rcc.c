@@ -224,30 +224,18 @@ static inline void install_begin(struct rcc_row *m)
     atomic_store_explicit(&m->version, v + 1, memory_order_relaxed);
 }
 
-/* Record-level install: the words of the columns the attempt wrote (a->wmask), from its
- * image (release stores: see read_committed). The row's other words already equal the
+/* Record-level install (row_store_written, release stores: see read_committed): the
+ * words of the columns the attempt wrote. The row's other words already equal the
  * image's: append built the image from the chain's last entry (a sealed writer's
- * snapshot, or an SER reader's image: a copy of the one before it, or the row itself
- * when it read in place), else from the committed row;
- * every writer before our entry installed its snapshot before our pre-commit wait ended
- * (a re-update after its seal kills us, its abort cascades to us), and every writer
- * after it appended later and waits for our commit. So a word shared with an unwritten
- * column is rewritten with its unchanged value. (Measured on partitioned TPC-C, 1
- * warehouse, 1 thread: rcc-ser 14,000 -> 13,163 instructions per commit against the
- * whole-row install.) */
-static void install_written(const struct access *a)
+ * snapshot, or an SER reader's image: a copy of the one before it, or the row itself when
+ * it read in place), else from the committed row; every writer before our entry
+ * installed its snapshot before our pre-commit wait ended (a re-update after its seal
+ * kills us, its abort cascades to us), and every writer after it appended later and
+ * waits for our commit. (Partitioned TPC-C, 1 warehouse, 1 thread: rcc-ser 14,000 ->
+ * 13,163 instructions per commit against a whole-row install.) */
+static inline void install_written(const struct access *a)
 {
-    const struct schema *s = &a->row->table->schema;
-    _Atomic uint64_t *dst = (_Atomic uint64_t *)(void *)a->row->data;
-    const uint64_t *src = (const uint64_t *)(const void *)a->data;
-    for (colmask_t m = a->wmask; m; m &= m - 1) {
-        const struct column *c = &s->cols[__builtin_ctzll(m)];
-        /* bounds in locals: the stores may alias the schema for all the compiler knows */
-        uint32_t i = c->word_lo, hi = c->word_hi; /* hi > i: a value has bytes */
-        do
-            atomic_store_explicit(&dst[i], src[i], memory_order_release);
-        while (++i < hi);
-    }
+    row_store_written(a, memory_order_release);
 }
 
 static inline void install_end(struct rcc_row *m)
@@ -618,7 +606,7 @@ static enum rc append(struct txn *t, struct access *a, enum access_type type)
     e->cols = cols;
     if (type == ACC_READ) {
         e->flags = ENT_READ;
-        e->snap = img; /* never written while the access is a read (the row itself when in place) */
+        e->snap = img; /* never written while the access is a read (in place: the row) */
     } else {
         e->flags = ENT_OPEN | (type == ACC_DELETE ? ENT_DELETE : 0);
         e->snap = NULL;
@@ -652,14 +640,15 @@ static enum rc upgrade(struct txn *t, struct access *a, enum access_type type)
     struct rcc_row *m = rrow(a->row);
     if (type != ACC_DELETE)
         check_declared(a->row, e->cols, access_cols(t, a->row));
-    unsigned char *img = a->in_place ? txn_alloc(t, a->row->table->schema.data_size) : NULL;
+    uint32_t size = a->row->table->schema.data_size;
+    unsigned char *img = a->in_place ? txn_alloc(t, size) : NULL;
     latch(m);
     if (type == ACC_DELETE) /* a delete covers the whole row */
         e->cols = all_cols(a->row);
     kill_after(e, KR_REUPDATE);
     if (img) { /* an in-place read (append): the writer's private copy of the row, still
                 * the committed version (the entry is still first in its chain) */
-        memcpy(img, a->row->data, a->row->table->schema.data_size);
+        memcpy(img, a->row->data, size);
         a->data = img;
         a->in_place = 0;
     }

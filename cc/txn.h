@@ -11,13 +11,13 @@
  *  - a->data is the image the transaction reads and writes: the row's own data when
  *    a->in_place (2PL family, NONE, inserts; NCC's reads, which the row's response queue
  *    keeps stable; record-level RCC's SER reads of a row whose chain was empty; MVTO's
- *    writes of the newest version), else a private copy in the arena
- *    that the algorithm installs at commit.
+ *    writes of the newest version), else a private copy in the arena that the
+ *    algorithm installs at commit.
  *  - a->undo (in-place writers only) is the before-image, taken when the access gained
  *    write intent (txn_read_for_update) or else at the first write, while the algorithm
  *    holds the row exclusively; it restores it on abort with txn_undo_in_place while
  *    still holding the row. An algorithm may set it itself when it grants the access
- *    (MVTO: its old-version node, which it restores from), and then the generic layer
+ *    (MVTO: its old-version node; txn_undo_in_place restores from it all the same), and then the generic layer
  *    takes none.
  */
 #ifndef CC_TXN_H
@@ -257,27 +257,34 @@ static inline bool occ_access_private(struct access *a, enum access_type type)
     return true;
 }
 
-/* Installs the columns an optimistic writer wrote (a->wmask) from its private image into
- * the row, with relaxed word stores; the caller holds the row's write lock and has
- * validated that the image's other columns equal the row's, so words shared with a
- * neighbouring column are rewritten with unchanged values. Writer ids (--verify) are
- * stored with their columns. The caller publishes with a release store of its version. */
-static inline void row_install_written(const struct access *a)
+/* Stores the words of the columns a->wmask from a's private image into its row, with
+ * word stores of memory order `order` (a constant once inlined): the caller holds the
+ * row's write lock and knows the image's other columns equal the row's, so words shared
+ * with a neighbouring column are rewritten with unchanged values. Writer ids (--verify)
+ * are stored with their columns. */
+static inline void row_store_written(const struct access *a, memory_order order)
 {
-    struct row *r = a->row;
-    const struct schema *s = &r->table->schema;
-    _Atomic uint64_t *dst = (_Atomic uint64_t *)(void *)r->data;
+    _Atomic uint64_t *dst = (_Atomic uint64_t *)(void *)a->row->data;
     const uint64_t *src = (const uint64_t *)(const void *)a->data;
-    SHW(SHW_ROW); /* one per row installed */
+    const struct schema *s = &a->row->table->schema;
     for (colmask_t m = a->wmask; m; m &= m - 1) {
         const struct column *c = &s->cols[__builtin_ctzll(m)];
         /* bounds in locals: the stores below may alias the schema for all the compiler
          * knows */
         uint32_t i = c->word_lo, hi = c->word_hi; /* hi > i: a value has bytes */
         do
-            atomic_store_explicit(&dst[i], src[i], memory_order_relaxed);
+            atomic_store_explicit(&dst[i], src[i], order);
         while (++i < hi);
     }
+}
+
+/* Installs the columns an optimistic writer wrote (row_store_written, relaxed stores),
+ * after validating that the image's other columns equal the row's. The caller publishes
+ * with a release store of its version. */
+static inline void row_install_written(const struct access *a)
+{
+    SHW(SHW_ROW); /* one per row installed */
+    row_store_written(a, memory_order_relaxed);
 }
 
 /* Sorts access pointers by row address: the global lock order of commit-time locking. */
