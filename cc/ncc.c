@@ -27,7 +27,7 @@
  * newest) and the invariants are stated above the struct in cc/ncc_key.h: I1 versions
  * in queue order, I2 timestamps grow along versions, I3 response timing control, I4
  * early abort, I5 a released read's version stays the committed one, I6 the read-only
- * protocol (ours).
+ * protocol (ours), I7 in-place writes (ours).
  *
  * Requests (cc_access). The client waits for each response before its next request
  * (ours: the paper sends a shot's requests together and waits once; values are final at
@@ -35,8 +35,9 @@
  * request and then a write request (section 5.1's rule): the write aborts if the newest
  * version's tw differs from the one the read returned; only the write's response enters
  * the safeguard. With the network model the first read-modify-write's write opens a new
- * shot (YCSB's writes are in shot 2). Inserts create the key's first version at commit
- * (the row is invisible until then).
+ * shot (YCSB's writes are in shot 2). A read-modify-write run at the server whose key has
+ * nothing undecided writes the row in place (I7). Inserts create the key's first version
+ * at commit (the row is invisible until then).
  *
  * Commit (cc_commit): the safeguard (section 5.1): over the responses (a write's is
  * (tw, tw), a read's (tw, tr)), commit iff max(tw) <= min(tr); the synchronisation point
@@ -46,10 +47,11 @@
  * max(curr.tr, t'); a write iff its version is still newest and unread, then tw = tr =
  * t'. All kept: commit at t'; else abort and retry from scratch. Then the decision
  * (the client's answer: txn_client_decided) and the commit messages, one per key:
- * install the written columns, the version becomes the committed one, entries leave,
- * response timing control runs. Abort messages remove the entries; a removed write's
- * version is gone, and the reads that had read it are re-executed on the newest version
- * and move to the tail (Algorithm 5.3).
+ * install the written columns (unless written in place), the version becomes the
+ * committed one, entries leave, response timing control runs. Abort messages remove the
+ * entries; a removed write's version is gone (written in place: the before-image goes
+ * back), and the reads that had read it are re-executed on the newest version and move
+ * to the tail (Algorithm 5.3).
  *
  * Client failure (benchmarks/recovery.h): a failed client's attempt is finished by a
  * backup thread with cc_commit / cc_abort on its context, so it decides exactly as the
@@ -216,7 +218,7 @@ static enum rc request_pair(struct txn *t, struct access *a, struct ncc_entry **
 {
     struct ncc_thread *s = t->cc;
     struct row *r = a->row;
-    struct ncc_entry *e = entry_new(t, E_READ, t->ts, r, a->data);
+    struct ncc_entry *e = entry_new(t, E_READ, t->ts, r, NULL); /* in place (I7) */
     struct ncc_entry *w = entry_new(t, E_WRITE, t->ts, r, NULL);
     enum nk_rc kr = nk_request_pair(key_of(r), e, w);
     if (kr == NK_EARLY) {
@@ -303,17 +305,20 @@ enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
         a->type = ACC_READ; /* nothing left in any queue: no commit message for it */
         return RC_OK;
     }
+    /* a read-modify-write run at the server: one request for both (request_pair) */
+    bool pair = fresh && !t->acc_blind && type != ACC_READ && txn_rmw_at_server;
     if (fresh) {
         /* A read uses the row's image in place, without a copy: from the read's release
          * until its transaction decides, its version is the committed one and no one
          * installs into the row (I5), so the image is stable while the transaction runs.
          * (The read-only protocol's reads, above, leave the queue at release: they copy.)
-         * An upgrade to a write takes a private copy first (below). */
+         * An upgrade to a write takes a private copy first (below). A pair writes in
+         * place (I7): the generic layer takes the before-image once it returns. */
         a->cc_a = a->cc_b = 0;
-        a->in_place = type == ACC_READ;
+        a->in_place = type == ACC_READ || pair;
         a->data = a->in_place ? r->data : txn_alloc(t, r->table->schema.data_size);
     }
-    if (fresh && !t->acc_blind && type != ACC_READ && txn_rmw_at_server) {
+    if (pair) {
         if (request_pair(t, a, &rd, &wr) != RC_OK) {
             nk_take_back(wr);
             nk_take_back(rd);

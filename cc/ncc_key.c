@@ -14,12 +14,13 @@
 #include "storage/wait.h"
 
 /* The latch protects the key's fields and the row image: the image is written only under
- * it (nk_commit's install) or while the row is private (an insert before its row is
- * published), so reads under it copy the image plainly (memcpy: wide loads, 1.07x
- * partitioned TPC-C over a word-by-word relaxed copy). A read in place (cc/ncc.c) reads
- * it without the latch: its queued entry keeps every install out until its transaction
- * decides (I5), and the latch's release and acquire order the install after the
- * reader's commit or abort message. */
+ * it (nk_commit's install, nk_abort's restore), while the row is private (an insert before
+ * its row is published), or by an in-place writer that nothing else reaches (I7), so
+ * reads under it copy the image plainly (memcpy: wide loads, 1.07x partitioned TPC-C over
+ * a word-by-word relaxed copy). A read in place (cc/ncc.c) reads it without the latch:
+ * its queued entry keeps every install out until its transaction decides (I5), and the
+ * latch's release and acquire order the install after the reader's commit or abort
+ * message. */
 static void latch(struct ncc_row *k)
 {
     SHW(SHW_ROW); /* the key's latch, queue and timestamps (one per access) */
@@ -363,7 +364,8 @@ void nk_commit(const struct access *a, struct ncc_entry *rd, struct ncc_entry *w
     struct ncc_row *k = key_of(a->row);
     latch(k);
     if (wr) { /* the version becomes the committed one (the older ones are decided) */
-        row_install_written(a);
+        if (!a->in_place) /* written in place: nothing to install (I7) */
+            row_install_written(a);
         k->tw = wr->tw;
         k->tr = wr->tr;
         if (k->newest == wr)
@@ -384,6 +386,11 @@ void nk_abort(const struct access *a, struct ncc_entry *rd, struct ncc_entry *wr
 {
     struct ncc_row *k = key_of(a->row);
     latch(k);
+    /* written in place (I7): the before-image back before anyone reads the row again (a
+     * re-executed read of our version takes the committed one). No before-image yet:
+     * the request failed, or the client wrote nothing */
+    if (wr && wr->linked && a->in_place && a->undo)
+        memcpy(a->row->data, a->undo, a->row->table->schema.data_size);
     if (rd && rd->linked) /* first: re-executions of others' reads skip our write */
         drop_entry(k, rd);
     if (wr && wr->linked)

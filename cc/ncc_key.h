@@ -78,7 +78,7 @@ struct ncc_entry {
  *       decides): no one writes the row's image meanwhile. So a plain read uses the
  *       image in place (cc_access); a blind write's image is copied from the row at
  *       release, under the latch (and a read-modify-write's read's, which its writer
- *       then changes).
+ *       then changes, unless run at the server: I7).
  *   I6. Read-only protocol (ours): the snapshot t_ro is the reader's clock at its first
  *       read less --clock-skew-us, so every transaction that begins after that read has
  *       a larger t (its clock is at most the skew behind) and so a larger tw. A read
@@ -98,6 +98,17 @@ struct ncc_entry {
  *       part of such a writer. The paper's client-side knowledge of each server's newest
  *       writes, which picks a larger snapshot, is not built: its safety argument is not
  *       in the seed text.
+ *   I7. In-place writes (ours): a read-modify-write run at the server (nk_request_pair)
+ *       writes the row's image in place, with no private image and no install at
+ *       commit. Its client writes only after its write's response is released, when
+ *       every entry before it is its own (I3): every earlier writer has installed and
+ *       left, every earlier reader has decided, so the image is the committed version.
+ *       From then until its transaction decides nothing else reads or writes the image:
+ *       a later read of its version, a later write and a read-only read wait for the
+ *       decision (I3, I6). The generic layer takes the before-image (a->undo) when the
+ *       request returns; the abort message puts it back under the latch before the reads
+ *       of the version are re-executed; the commit message's latch orders the writes
+ *       before the releases it makes.
  */
 struct ncc_row {
     _Atomic uint32_t latch;
@@ -152,7 +163,8 @@ enum nk_rc nk_request(struct ncc_row *k, struct ncc_entry *e, const struct ncc_e
 /* Executes a read-modify-write at the server (txn_rmw_at_server): read e and write w of
  * one transaction, one after the other under the latch (no request comes between), as
  * one logical request. NK_RELEASED (both), NK_QUEUED (the client waits for e, then w) or
- * NK_EARLY (the write's test). */
+ * NK_EARLY (the write's test). e copies nothing (dst NULL): the pair writes in place
+ * (I7). */
 enum nk_rc nk_request_pair(struct ncc_row *k, struct ncc_entry *e, struct ncc_entry *w);
 /* A read of the read-only protocol of t (I6) at row r with snapshot t_ro: NK_STALE; or,
  * with nothing undecided at the key, the committed version copied to dst at once
@@ -166,11 +178,12 @@ void nk_take_back(struct ncc_entry *e);
 /* Smart retry of entry e at t2 (section 5.4) at its key; true if kept. */
 bool nk_smart_retry(struct ncc_entry *e, uint64_t t2);
 /* The commit message of access a, whose read and write entries are rd and wr (NULL where
- * it has none): its version becomes the committed one, its entries leave, response timing
- * control runs. */
+ * it has none): its version becomes the committed one (installed, unless written in
+ * place: I7), its entries leave, response timing control runs. */
 void nk_commit(const struct access *a, struct ncc_entry *rd, struct ncc_entry *wr);
 /* The abort message of access a (entries as nk_commit's): its entries leave, a write's
- * version goes and the reads of it are re-executed. */
+ * version goes (written in place: the before-image back first, I7) and the reads of it
+ * are re-executed. */
 void nk_abort(const struct access *a, struct ncc_entry *rd, struct ncc_entry *wr);
 
 #endif

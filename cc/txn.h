@@ -10,7 +10,7 @@
  *  - acc[0..nacc) are the rows this attempt accessed, in first-access order, each once.
  *  - a->data is the image the transaction reads and writes: the row's own data when
  *    a->in_place (2PL family, NONE, inserts; NCC's reads, which the row's response queue
- *    keeps stable; record-level RCC's SER reads of a row whose chain was empty; MVTO's
+ *    keeps stable, and its read-modify-writes that found the queue empty; record-level RCC's SER reads of a row whose chain was empty; MVTO's
  *    writes of the newest version), else a private copy in the arena that the
  *    algorithm installs at commit.
  *  - a->undo (in-place writers only) is the before-image, taken when the access gained

@@ -12,7 +12,8 @@
  * Cases: refinement (a write ordered after a later-timestamped read commits through smart
  * retry), early abort, reads behind reads are not delayed, a read of an undecided write
  * waits for its commit / is re-executed after its abort, smart retry fails on a version
- * created in between, a read-modify-write at the server is one request, a failed
+ * created in between, a read-modify-write at the server is one request (written in
+ * place, its before-image put back at an abort), a failed
  * client's attempt is committed by the backup coordinator, timestamp inversion with
  * skewed clocks (strict check); with the
  * read-only protocol (ncc): a read-only read leaves nothing that delays or early-aborts
@@ -170,6 +171,48 @@ static void rmw_at_server(void)
     CHECK(b.rc == RC_OK && b.seen == 5);
     CHECK(txn_commit(T[1]) == RC_OK);
     CHECK_EQ_U(counter(T[0], "safeguard_first_try"), first + 1);
+    txn_rmw_at_server = false;
+}
+
+/* A read-modify-write at the server writes the row in place (I7): the row holds the new
+ * value before the commit, and a younger read of it waits for the decision and, after an
+ * abort, sees the before-image, put back. Queued behind an undecided read, the writer is
+ * released (and writes) only after the reader decided; its abort puts the row back too. */
+static void rmw_in_place(void)
+{
+    txn_rmw_at_server = true;
+    int64_t before = committed(13);
+    txn_begin(T[0], false);
+    sleep_ms(1);
+    txn_begin(T[1], false);
+    CHECK(add(T[0], 13, 5) == RC_OK);
+    CHECK(committed(13) == before + 5); /* in place */
+    struct bg b = {.t = T[1], .key = 13};
+    bg_start(&b, bg_read);
+    sleep_ms(50);
+    CHECK(!atomic_load(&b.done));
+    CHECK(decide(T[0], false));
+    bg_join(&b);
+    CHECK(b.rc == RC_OK && b.seen == before);
+    CHECK(committed(13) == before);
+    CHECK(txn_commit(T[1]) == RC_OK);
+
+    before = committed(14);
+    txn_begin(T[1], false);
+    sleep_ms(1);
+    txn_begin(T[0], false); /* younger: waits behind the read, no early abort */
+    CHECK(rd(T[1], 14, NULL) == RC_OK);
+    struct bg w = {.t = T[0], .key = 14};
+    bg_start(&w, bg_add);
+    sleep_ms(50);
+    CHECK(!atomic_load(&w.done));
+    CHECK(committed(14) == before); /* not written while the reader runs */
+    CHECK(txn_commit(T[1]) == RC_OK);
+    bg_join(&w);
+    CHECK(w.rc == RC_OK);
+    CHECK(committed(14) == before + 1);
+    CHECK(decide(T[0], false));
+    CHECK(committed(14) == before);
     txn_rmw_at_server = false;
 }
 
@@ -464,6 +507,7 @@ int main(void)
         RUN_CASE(read_waits_for_decision);
         RUN_CASE(smart_retry_fails);
         RUN_CASE(rmw_at_server);
+        RUN_CASE(rmw_in_place);
         RUN_CASE(recovery_commits);
         RUN_CASE(fork_is_another_attempt);
         RUN_CASE(read_only_leaves_nothing);
