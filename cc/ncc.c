@@ -35,9 +35,9 @@
  * request and then a write request (section 5.1's rule): the write aborts if the newest
  * version's tw differs from the one the read returned; only the write's response enters
  * the safeguard. With the network model the first read-modify-write's write opens a new
- * shot (YCSB's writes are in shot 2). A read-modify-write run at the server whose key has
- * nothing undecided writes the row in place (I7). Inserts create the key's first version
- * at commit (the row is invisible until then).
+ * shot (YCSB's writes are in shot 2). A read-modify-write run at the server writes the
+ * row in place once its write's response is released (I7). Inserts create the key's
+ * first version at commit (the row is invisible until then).
  *
  * Commit (cc_commit): the safeguard (section 5.1): over the responses (a write's is
  * (tw, tw), a read's (tw, tr)), commit iff max(tw) <= min(tr); the synchronisation point
@@ -413,8 +413,9 @@ enum rc cc_commit(struct txn *t)
     uint64_t sync = any ? tmax : t->ts;
     bool first = tmax <= tmin;
     if (!first) {
-#ifdef MUTANT_NCC_NO_RTC /* smart retry assumes I3, which the mutant breaks (and with it I5:
-                          * a writer may install under a running reader's image) */
+#ifdef MUTANT_NCC_NO_RTC /* smart retry assumes I3, which the mutant breaks (and with it I5
+                          * and I7: a writer may install, or write in place, under a running
+                          * reader's image) */
         return txn_fail(t, AR_SAFEGUARD);
 #endif
         txn_net_round(t); /* the smart-retry round */

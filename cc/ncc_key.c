@@ -1,7 +1,7 @@
 /* NCC's key (server) side: the key latch, the response queue, response timing control,
  * the execution of read and write requests on the key's versions, and the release and
  * decision (commit and abort messages) on the key. The protocol, and which part of it
- * lives where, is cc/ncc.c's opening essay; the per-key state and its invariants I1-I6
+ * lives where, is cc/ncc.c's opening essay; the per-key state and its invariants I1-I7
  * are above struct ncc_row in cc/ncc_key.h; the nk_* functions below are the messages
  * cc/ncc.c sends (declared there). Each runs in the thread of the client that sends it,
  * under the key's latch, which it releases before it returns.
@@ -18,9 +18,9 @@
  * its row is published), or by an in-place writer that nothing else reaches (I7), so
  * reads under it copy the image plainly (memcpy: wide loads, 1.07x partitioned TPC-C over
  * a word-by-word relaxed copy). A read in place (cc/ncc.c) reads it without the latch:
- * its queued entry keeps every install out until its transaction decides (I5), and the
- * latch's release and acquire order the install after the reader's commit or abort
- * message. */
+ * its queued entry keeps every install and every in-place writer out until its
+ * transaction decides (I5, I7), and the latch's release and acquire order their writes
+ * after the reader's commit or abort message. */
 static void latch(struct ncc_row *k)
 {
     SHW(SHW_ROW); /* the key's latch, queue and timestamps (one per access) */
@@ -115,7 +115,8 @@ static void release(struct ncc_entry *e)
         q_unlink(k, e);
     }
     if (e->dst && !e->early_abort)
-        /* a plain copy: the latch orders it after every install (nk_commit) */
+        /* a plain copy: the latch orders it after every install (nk_commit) and every
+         * in-place writer's writes (its commit or abort message, I7) */
         memcpy(e->dst, e->row->data, e->row->table->schema.data_size);
     int owner = e->thread; /* e may be reused once released (a read-only read's owner
                             * never comes back to this key) */
@@ -386,11 +387,11 @@ void nk_abort(const struct access *a, struct ncc_entry *rd, struct ncc_entry *wr
 {
     struct ncc_row *k = key_of(a->row);
     latch(k);
-    /* written in place (I7): the before-image back before anyone reads the row again (a
-     * re-executed read of our version takes the committed one). No before-image yet:
-     * the request failed, or the client wrote nothing */
-    if (wr && wr->linked && a->in_place && a->undo)
-        memcpy(a->row->data, a->undo, a->row->table->schema.data_size);
+    /* written in place (I7; only such a pair has a before-image): the before-image back
+     * before anyone reads the row again (a re-executed read of our version takes the
+     * committed one). None for a pair that only deletes or that found its row deleted:
+     * the client wrote nothing */
+    txn_undo_access(a);
     if (rd && rd->linked) /* first: re-executions of others' reads skip our write */
         drop_entry(k, rd);
     if (wr && wr->linked)

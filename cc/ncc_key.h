@@ -1,7 +1,7 @@
 /* NCC's private interface between its two sides (included by cc/ncc.c and cc/ncc_key.c
  * only; cc/ncc.c's opening essay describes the protocol and which file holds what):
  *   - the per-key structs, struct ncc_entry (a request's response) and struct ncc_row
- *     (the key's state, with the invariants I1-I6 that the rest of NCC refers to);
+ *     (the key's state, with the invariants I1-I7 that the rest of NCC refers to);
  *   - the messages a client sends to a key (nk_*, cc/ncc_key.c): each takes the key's
  *     latch, does the server's work on the key and releases the latch before it
  *     returns, so a caller never holds a latch.
@@ -29,9 +29,10 @@ struct ncc_entry {
     struct ncc_entry *next, *prev;
     struct ncc_entry *ver; /* read: the undecided write whose version it read, or NULL */
     unsigned char *dst;    /* where the value goes at release (the access's private
-                            * image): a read-modify-write's read, a read-only read, a
-                            * blind write (I5); NULL: a read in place, a
-                            * read-modify-write's write */
+                            * image): a client-side read-modify-write's read, a
+                            * read-only read, a blind write (I5); NULL: a read in
+                            * place, a server-side pair (I7), a read-modify-write's
+                            * write */
     struct row *row;
     uint64_t ts;           /* its transaction's pre-assigned timestamp */
     uint64_t tw, tr;       /* read: the response; write: its version's (tw, tr) */
@@ -101,14 +102,15 @@ struct ncc_entry {
  *   I7. In-place writes (ours): a read-modify-write run at the server (nk_request_pair)
  *       writes the row's image in place, with no private image and no install at
  *       commit. Its client writes only after its write's response is released, when
- *       every entry before it is its own (I3): every earlier writer has installed and
- *       left, every earlier reader has decided, so the image is the committed version.
- *       From then until its transaction decides nothing else reads or writes the image:
- *       a later read of its version, a later write and a read-only read wait for the
- *       decision (I3, I6). The generic layer takes the before-image (a->undo) when the
- *       request returns; the abort message puts it back under the latch before the reads
- *       of the version are re-executed; the commit message's latch orders the writes
- *       before the releases it makes.
+ *       every entry before it is its own (I3): every earlier writer has installed (or
+ *       written in place) and left, or aborted (its before-image put back), and every
+ *       earlier reader has decided (a read-only read copied and left at its release),
+ *       so the image is the committed version. From then until its transaction decides
+ *       nothing else reads or writes the image: a later read of its version, a later
+ *       write and a read-only read wait for the decision (I3, I6). The generic layer
+ *       takes the before-image (a->undo) when the request returns; the abort message
+ *       puts it back under the latch before the reads of the version are re-executed;
+ *       the commit message's latch orders the writes before the releases it makes.
  */
 struct ncc_row {
     _Atomic uint32_t latch;

@@ -539,11 +539,8 @@ void txn_sort_by_row(struct access **v, uint32_t n)
 
 void txn_undo_in_place(struct txn *t)
 {
-    for (uint32_t i = 0; i < t->nacc; i++) {
-        struct access *a = &t->acc[i];
-        if (a->undo)
-            memcpy(a->row->data, a->undo, a->row->table->schema.data_size);
-    }
+    for (uint32_t i = 0; i < t->nacc; i++)
+        txn_undo_access(&t->acc[i]);
 }
 
 static void index_op_add(struct txn *t, struct idx_ordered *o, uint64_t key, struct row *r)

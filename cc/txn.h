@@ -10,15 +10,16 @@
  *  - acc[0..nacc) are the rows this attempt accessed, in first-access order, each once.
  *  - a->data is the image the transaction reads and writes: the row's own data when
  *    a->in_place (2PL family, NONE, inserts; NCC's reads, which the row's response queue
- *    keeps stable, and its read-modify-writes that found the queue empty; record-level RCC's SER reads of a row whose chain was empty; MVTO's
- *    writes of the newest version), else a private copy in the arena that the
- *    algorithm installs at commit.
+ *    keeps stable, and its server-side read-modify-writes; record-level RCC's SER reads
+ *    of a row whose chain was empty; MVTO's writes of the newest version), else a
+ *    private copy in the arena that the algorithm installs at commit.
  *  - a->undo (in-place writers only) is the before-image, taken when the access gained
  *    write intent (txn_read_for_update) or else at the first write, while the algorithm
- *    holds the row exclusively; it restores it on abort with txn_undo_in_place while
- *    still holding the row. An algorithm may set it itself when it grants the access
- *    (MVTO: its old-version node; txn_undo_in_place restores from it all the same), and then the generic layer
- *    takes none.
+ *    holds the row exclusively; it restores it on abort (txn_undo_in_place, or row by
+ *    row with txn_undo_access: NCC, under each key's latch) while still holding the
+ *    row. An algorithm may set it itself when it grants the access (MVTO: its
+ *    old-version node; txn_undo_in_place restores from it all the same), and then the
+ *    generic layer takes none.
  */
 #ifndef CC_TXN_H
 #define CC_TXN_H
@@ -290,7 +291,13 @@ static inline void row_install_written(const struct access *a)
 /* Sorts access pointers by row address: the global lock order of commit-time locking. */
 void txn_sort_by_row(struct access **v, uint32_t n);
 
-/* For in-place writers, on abort: restores the before-image of every written row. */
+/* For in-place writers, on abort: restores the before-image of access a's row, if it
+ * has one (txn_undo_in_place: of every written row). */
+static inline void txn_undo_access(const struct access *a)
+{
+    if (a->undo)
+        memcpy(a->row->data, a->undo, a->row->table->schema.data_size);
+}
 void txn_undo_in_place(struct txn *t);
 /* Publishes inserts (primary index) and deletes (deleted flag, index removal); called by
  * the algorithm inside cc_commit while it holds exclusive access to those rows. */

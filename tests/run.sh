@@ -203,6 +203,9 @@ run "tsan no-wait ycsb storage model verify" 120 build/tsan/bin/rundb-no-wait \
 # FPSketch with inserts (aborted and dropped ones release their slot at once) under TSan
 run "tsan sto-sketch tpcc check" 180 build/tsan/bin/rundb-sto-sketch --workload tpcc \
     --warehouses 1 --threads 4 --warmup 0 --duration 1.5 --check
+# NCC's server-side read-modify-writes (TPC-C only) write rows in place (cc/ncc_key.h, I7)
+run "tsan ncc-rw tpcc check verify" 180 build/tsan/bin/rundb-ncc-rw --workload tpcc \
+    --warehouses 1 --threads 4 --warmup 0 --duration 1.5 --check --verify
 
 # NCC's client failure: the backup coordinator finishes abandoned attempts on its thread
 run "tsan ncc-rw bank client failure and recovery verify" 120 build/tsan/bin/rundb-ncc-rw \

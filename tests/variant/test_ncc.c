@@ -181,38 +181,38 @@ static void rmw_at_server(void)
 static void rmw_in_place(void)
 {
     txn_rmw_at_server = true;
-    int64_t before = committed(13);
+    int64_t before = committed(8);
     txn_begin(T[0], false);
     sleep_ms(1);
     txn_begin(T[1], false);
-    CHECK(add(T[0], 13, 5) == RC_OK);
-    CHECK(committed(13) == before + 5); /* in place */
-    struct bg b = {.t = T[1], .key = 13};
+    CHECK(add(T[0], 8, 5) == RC_OK);
+    CHECK(committed(8) == before + 5); /* in place */
+    struct bg b = {.t = T[1], .key = 8};
     bg_start(&b, bg_read);
     sleep_ms(50);
     CHECK(!atomic_load(&b.done));
     CHECK(decide(T[0], false));
     bg_join(&b);
     CHECK(b.rc == RC_OK && b.seen == before);
-    CHECK(committed(13) == before);
+    CHECK(committed(8) == before);
     CHECK(txn_commit(T[1]) == RC_OK);
 
-    before = committed(14);
+    before = committed(9);
     txn_begin(T[1], false);
     sleep_ms(1);
     txn_begin(T[0], false); /* younger: waits behind the read, no early abort */
-    CHECK(rd(T[1], 14, NULL) == RC_OK);
-    struct bg w = {.t = T[0], .key = 14};
+    CHECK(rd(T[1], 9, NULL) == RC_OK);
+    struct bg w = {.t = T[0], .key = 9};
     bg_start(&w, bg_add);
     sleep_ms(50);
     CHECK(!atomic_load(&w.done));
-    CHECK(committed(14) == before); /* not written while the reader runs */
+    CHECK(committed(9) == before); /* not written while the reader runs */
     CHECK(txn_commit(T[1]) == RC_OK);
     bg_join(&w);
     CHECK(w.rc == RC_OK);
-    CHECK(committed(14) == before + 1);
+    CHECK(committed(9) == before + 1);
     CHECK(decide(T[0], false));
-    CHECK(committed(14) == before);
+    CHECK(committed(9) == before);
     txn_rmw_at_server = false;
 }
 
