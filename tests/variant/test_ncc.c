@@ -15,12 +15,13 @@
  * created in between, a read-modify-write at the server is one request (written in
  * place, its before-image put back at an abort), a failed
  * client's attempt is committed by the backup coordinator, timestamp inversion with
- * skewed clocks (strict check); with the
- * read-only protocol (ncc): a read-only read leaves nothing that delays or early-aborts
- * an older writer, a version past the snapshot aborts it, a writer that began before the
- * snapshot and writes a key after the read-only transaction read it is never seen in
- * part (the reader aborts on its other write, and its retry sees both), and the
- * inversion case aborts the read-only transaction instead of committing it. */
+ * skewed clocks (strict check); with the read-only protocol (ncc): a read-only read
+ * leaves nothing that delays or early-aborts an older writer, a version past the
+ * snapshot aborts it, a read-only read behind an undecided in-place write waits and
+ * takes the committed version, a writer that began before the snapshot and writes a key
+ * after the read-only transaction read it is never seen in part (the reader aborts on
+ * its other write, and its retry sees both), and the inversion case aborts the
+ * read-only transaction instead of committing it. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -337,6 +338,33 @@ static void read_only_stale(void)
     CHECK(rd(T[2], 11, &v) == RC_OK && v == 1);
     CHECK(txn_commit(T[2]) == RC_OK);
 }
+/* A read-only read (I6) of a row that an undecided server-side pair wrote in place (I7)
+ * waits in the queue behind the write and then takes the committed version: the new
+ * value after its commit, the before-image (put back) after its abort. */
+static void read_only_behind_in_place(void)
+{
+    if (!has_read_only_protocol())
+        return;
+    txn_rmw_at_server = true;
+    for (int commit = 1; commit >= 0; commit--) {
+        int64_t before = committed(0);
+        txn_begin(T[0], false);
+        CHECK(add(T[0], 0, 5) == RC_OK); /* in place, undecided */
+        sleep_ms(1);
+        txn_begin(T[2], false); /* its snapshot is past T[0]'s timestamp */
+        txn_declare_read_only(T[2]);
+        struct bg b = {.t = T[2], .key = 0};
+        bg_start(&b, bg_read);
+        sleep_ms(50);
+        CHECK(!atomic_load(&b.done)); /* queued behind the undecided write */
+        CHECK(decide(T[0], commit));
+        bg_join(&b);
+        CHECK(b.rc == RC_OK && b.seen == before + (commit ? 5 : 0));
+        CHECK(txn_commit(T[2]) == RC_OK);
+    }
+    txn_rmw_at_server = false;
+}
+
 
 /* A writer W that began before a read-only snapshot and writes a key after the reader
  * read it (I6): R (t_ro > W's t) reads row 16; W then writes 17 (tw = its t) and 16,
@@ -512,6 +540,7 @@ int main(void)
         RUN_CASE(fork_is_another_attempt);
         RUN_CASE(read_only_leaves_nothing);
         RUN_CASE(read_only_stale);
+        RUN_CASE(read_only_behind_in_place);
         RUN_CASE(read_only_writer_began_before);
     }
     RUN_CASE(timestamp_inversion);
