@@ -99,6 +99,21 @@ static void reads_not_delayed(void)
     CHECK_EQ_U(counter(T[0], "response_delayed"), delayed);
 }
 
+/* Reads row key on t, on a thread of its own, behind w's undecided write of it: checks
+ * that its response is held back, ends w's attempt (commit, or abort), and returns the
+ * value the read then saw. */
+static int64_t read_behind(struct txn *t, uint64_t key, struct txn *w, bool commit)
+{
+    struct bg b = {.t = t, .key = key};
+    bg_start(&b, bg_read);
+    sleep_ms(50);
+    CHECK(!atomic_load(&b.done)); /* its response is held back */
+    CHECK(decide(w, commit));
+    bg_join(&b);
+    CHECK(b.rc == RC_OK);
+    return b.seen;
+}
+
 /* A read of an undecided write waits (response timing control) until the writer's
  * commit arrives and then sees its value; after an abort it is re-executed on the
  * version before. */
@@ -111,14 +126,7 @@ static void read_waits_for_decision(void)
         CHECK(add(T[0], 5, 10) == RC_OK);
         sleep_ms(1);
         txn_begin(T[1], false);
-        struct bg b = {.t = T[1], .key = 5};
-        bg_start(&b, bg_read);
-        sleep_ms(50);
-        CHECK(!atomic_load(&b.done)); /* its response is held back */
-        CHECK(decide(T[0], commit));
-        bg_join(&b);
-        CHECK(b.rc == RC_OK);
-        CHECK(b.seen == before + (commit ? 10 : 0));
+        CHECK(read_behind(T[1], 5, T[0], commit) == before + (commit ? 10 : 0));
         CHECK(txn_commit(T[1]) == RC_OK);
         CHECK_EQ_U(counter(T[1], "response_delayed"), delayed + 1);
     }
@@ -163,13 +171,7 @@ static void rmw_at_server(void)
     txn_begin(T[1], false);
     uint64_t first = counter(T[0], "safeguard_first_try");
     CHECK(add(T[0], 12, 5) == RC_OK);
-    struct bg b = {.t = T[1], .key = 12};
-    bg_start(&b, bg_read);
-    sleep_ms(50);
-    CHECK(!atomic_load(&b.done));
-    CHECK(txn_commit(T[0]) == RC_OK);
-    bg_join(&b);
-    CHECK(b.rc == RC_OK && b.seen == 5);
+    CHECK(read_behind(T[1], 12, T[0], true) == 5);
     CHECK(txn_commit(T[1]) == RC_OK);
     CHECK_EQ_U(counter(T[0], "safeguard_first_try"), first + 1);
     txn_rmw_at_server = false;
@@ -188,13 +190,7 @@ static void rmw_in_place(void)
     txn_begin(T[1], false);
     CHECK(add(T[0], 8, 5) == RC_OK);
     CHECK(committed(8) == before + 5); /* in place */
-    struct bg b = {.t = T[1], .key = 8};
-    bg_start(&b, bg_read);
-    sleep_ms(50);
-    CHECK(!atomic_load(&b.done));
-    CHECK(decide(T[0], false));
-    bg_join(&b);
-    CHECK(b.rc == RC_OK && b.seen == before);
+    CHECK(read_behind(T[1], 8, T[0], false) == before);
     CHECK(committed(8) == before);
     CHECK(txn_commit(T[1]) == RC_OK);
 
@@ -280,13 +276,8 @@ static void fork_is_another_attempt(void)
     cc_thread_init(y);
     sleep_ms(1);
     txn_begin(y, false);
-    struct bg b = {.t = y, .key = 15};
-    bg_start(&b, bg_read);
-    sleep_ms(50);
-    CHECK(!atomic_load(&b.done)); /* not released as if it were its own */
-    CHECK(txn_commit(x) == RC_OK); /* the backup decides */
-    bg_join(&b);
-    CHECK(b.rc == RC_OK && b.seen == 4);
+    /* not released as if it were its own; then x's backup decides */
+    CHECK(read_behind(y, 15, x, true) == 4);
     CHECK(txn_commit(y) == RC_OK);
     cc_thread_fini(x);
     cc_thread_fini(y);
@@ -338,6 +329,7 @@ static void read_only_stale(void)
     CHECK(rd(T[2], 11, &v) == RC_OK && v == 1);
     CHECK(txn_commit(T[2]) == RC_OK);
 }
+
 /* A read-only read (I6) of a row that an undecided server-side pair wrote in place (I7)
  * waits in the queue behind the write and then takes the committed version: the new
  * value after its commit, the before-image (put back) after its abort. */
@@ -353,18 +345,11 @@ static void read_only_behind_in_place(void)
         sleep_ms(1);
         txn_begin(T[2], false); /* its snapshot is past T[0]'s timestamp */
         txn_declare_read_only(T[2]);
-        struct bg b = {.t = T[2], .key = 0};
-        bg_start(&b, bg_read);
-        sleep_ms(50);
-        CHECK(!atomic_load(&b.done)); /* queued behind the undecided write */
-        CHECK(decide(T[0], commit));
-        bg_join(&b);
-        CHECK(b.rc == RC_OK && b.seen == before + (commit ? 5 : 0));
+        CHECK(read_behind(T[2], 0, T[0], commit) == before + (commit ? 5 : 0));
         CHECK(txn_commit(T[2]) == RC_OK);
     }
     txn_rmw_at_server = false;
 }
-
 
 /* A writer W that began before a read-only snapshot and writes a key after the reader
  * read it (I6): R (t_ro > W's t) reads row 16; W then writes 17 (tw = its t) and 16,
