@@ -31,11 +31,11 @@
  * delete): I4, then pending = ts, rts = max(rts, ts), copy the data. An upgrade of a read
  * keeps its copy: after our read rts >= ts, so no older writer can claim the key (I4),
  * and a newer writer's commit would make wts > ts, which the claim checks.
- * Commit (cannot fail): for each claimed key, under its latch, install the written
- * columns and set wts = ts (I1); publish inserts and deletes (txn_publish) while the
- * claims still exclude other writers and the readers that must wait; then clear the
- * claims. Inserted rows get wts = rts = ts before they are published. Abort: clear the
- * claims (nothing was installed), release the entries.
+ * Commit (cannot fail): inserted rows get wts = rts = ts while private; publish inserts
+ * and deletes (txn_publish) while the claims still exclude other writers and the readers
+ * that must wait; then for each claimed key, in one latch round, install the written
+ * columns, set wts = ts (I1) and clear the claim. Abort: clear the claims (nothing was
+ * installed), release the entries.
  *
  * No deadlock: a transaction waits only for a pending writer with a smaller ts, so every
  * wait goes to an older transaction and no cycle forms.
@@ -220,9 +220,44 @@ enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
     return RC_OK;
 }
 
-/* Clears the claims of this attempt, makes the storage model's metadata marks (which may
- * stall: no claim is held by then) and releases its entries. */
-static void release_all(struct txn *t, bool aborting)
+enum rc cc_commit(struct txn *t)
+{
+    /* the rows we inserted take wts = rts = ts while private (relaxed: txn_publish's
+     * index insert, a release, publishes them) */
+    for (uint32_t i = 0; t->npublish && i < t->nacc; i++) {
+        struct access *a = &t->acc[i];
+        if (a->type == ACC_INSERT) {
+            ts_set(a->cc_ptr, 1, t->ts);
+            ts_set(a->cc_ptr, 2, t->ts);
+        }
+    }
+    /* inserts and deletes first, while our claims still make a later reader of the rows
+     * we write wait for us (I2): one that finds an inserted row then reads our other
+     * writes too, and one that waited on a deleted row sees its flag */
+    txn_publish(t);
+    for (uint32_t i = 0; i < t->nacc; i++) {
+        struct access *a = &t->acc[i];
+        if (a->cc_flags & ACC_CLAIMED) {
+            /* I1: the new version and its wts at once; the claim ends in the same latch
+             * round (waiters watch our thread: woken at the transaction's end) */
+            struct ts_entry *e = a->cc_ptr;
+            ts_latch(e);
+            row_install_written(a);
+            ts_set(e, 1, t->ts);
+            if (ts_get(e, 2) < t->ts)
+                ts_set(e, 2, t->ts);
+            ts_unlatch(e, 0);
+            a->cc_flags = (uint16_t)((a->cc_flags & ~ACC_CLAIMED) | TS_ACC_META);
+        }
+    }
+    ts_access_end_all(t, false); /* no claim left: the marks, the entries */
+    return RC_OK;
+}
+
+/* Clears the claims of this attempt (nothing was installed), then makes the storage
+ * model's metadata marks (which may stall: no claim is held by then) and releases its
+ * entries. */
+void cc_abort(struct txn *t)
 {
     for (uint32_t i = 0; i < t->nacc; i++) {
         struct access *a = &t->acc[i];
@@ -232,36 +267,5 @@ static void release_all(struct txn *t, bool aborting)
             ts_unlatch(e, 0); /* waiters watch our thread: woken at the transaction's end */
         }
     }
-    for (uint32_t i = 0; i < t->nacc; i++)
-        ts_access_end(t, &t->acc[i], aborting);
-}
-
-enum rc cc_commit(struct txn *t)
-{
-    for (uint32_t i = 0; i < t->nacc; i++) {
-        struct access *a = &t->acc[i];
-        struct ts_entry *e = a->cc_ptr;
-        if (a->cc_flags & ACC_CLAIMED) {
-            /* I1: the new version and its wts at once, claim kept until published */
-            ts_latch(e);
-            row_install_written(a);
-            ts_set(e, 1, t->ts);
-            if (ts_get(e, 2) < t->ts)
-                ts_set(e, 2, t->ts);
-            ts_unlatch(e, t->ts);
-            a->cc_flags |= TS_ACC_META;
-        } else if (a->type == ACC_INSERT) {
-            /* relaxed under the latch-free private row; txn_publish (release) publishes */
-            ts_set(e, 1, t->ts);
-            ts_set(e, 2, t->ts);
-        }
-    }
-    txn_publish(t);
-    release_all(t, false);
-    return RC_OK;
-}
-
-void cc_abort(struct txn *t)
-{
-    release_all(t, true);
+    ts_access_end_all(t, true);
 }
