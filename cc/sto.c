@@ -256,7 +256,9 @@ enum rc cc_commit(struct txn *t)
 
 /* Clears the claims of this attempt (nothing was installed), then makes the storage
  * model's metadata marks (which may stall: no claim is held by then) and releases its
- * entries. */
+ * entries. Once per attempt: with the row store and no storage model ts_access_end_all
+ * leaves the flags (acc_new clears them), so a second call would clear a claim another
+ * writer took since. */
 void cc_abort(struct txn *t)
 {
     for (uint32_t i = 0; i < t->nacc; i++) {
