@@ -63,11 +63,10 @@ struct ts_entry {
     _Atomic uint64_t w[TS_WORDS];
 };
 
-/* Whether access a releases its key dead (ts_release_dead): a row it inserted that is
- * freed next, after an abort or because the attempt deleted it again. */
-#define TS_DEAD(a, aborting)                                                                 \
-    ((a)->type == ACC_INSERT &&                                                              \
-     ((aborting) || atomic_load_explicit(&(a)->row->deleted, memory_order_relaxed)))
+/* Whether access a of attempt t releases its key dead (ts_release_dead): a row it
+ * inserted that is freed next, after an abort or because the attempt deleted it again. */
+#define TS_DEAD(t, a, aborting)                                                              \
+    ((a)->type == ACC_INSERT && ((aborting) || txn_dropped((t), (a)->row)))
 
 /* Defined by the algorithm: the entry's write and read timestamps, and an entry that
  * claims (wts, rts) with nothing pending (the state of a key nobody uses). */
@@ -172,7 +171,7 @@ static inline void ts_access_end(struct txn *t, struct access *a, bool aborting)
 {
     if (a->cc_flags & TS_ACC_META)
         txn_storage_meta_dirty(t, a->row);
-    if ((a->cc_flags & TS_ACC_HELD) && TS_DEAD(a, aborting))
+    if ((a->cc_flags & TS_ACC_HELD) && TS_DEAD(t, a, aborting))
         ts_release_dead(t, a->row, a->cc_ptr);
     else if (a->cc_flags & TS_ACC_HELD)
         ts_release(t, a->row, a->cc_ptr);

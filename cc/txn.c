@@ -187,7 +187,8 @@ void txn_begin(struct txn *t, bool retry)
 {
     arena_reset(&t->arena);
     t->nacc = 0;
-    t->npublish = t->ndropped = 0;
+    t->npublish = 0;
+    t->dropped = NULL;
     t->index_ops = NULL;
     t->index_ops_tail = &t->index_ops;
     if (++t->gen == 0) { /* generation wrapped: clear the slots once */
@@ -416,9 +417,14 @@ enum rc txn_delete(struct txn *t, struct row *r)
     if (a && a->type == ACC_INSERT) {
         /* deleting its own insert: the row is still private; it is simply never
          * published (relaxed: no other thread can reach the row) */
+        if (!txn_dropped(t, r)) {
+            struct dropped_row *d = txn_alloc(t, sizeof(*d));
+            d->row = r;
+            d->next = t->dropped;
+            t->dropped = d;
+        }
         SHW(SHW_ROW);
         atomic_store_explicit(&r->deleted, 1, memory_order_relaxed);
-        t->ndropped++;
         if (r->table->schema.verify) /* present -> absent, over its own versions */
             hist_write_all(t, r, a->data, true);
         return RC_OK;
@@ -595,18 +601,21 @@ void txn_publish(struct txn *t)
     }
 }
 
-/* Gives the rows this attempt inserted back to the thread's free rows, after the
- * algorithm released them: every one after an abort, only those it deleted again
- * (`dropped_only`) after a commit. None was published, so no other thread can reach it. */
+/* Gives rows this attempt inserted back to the thread's free rows, after the algorithm
+ * released them: after an abort every one (none was published, so no other thread can
+ * reach it); after a commit (`dropped_only`) those it deleted again, never published.
+ * Not a row it published that another transaction has deleted since: the deleted flag
+ * does not tell the two apart, and others may still hold that row. */
 static void free_inserted(struct txn *t, bool dropped_only)
 {
-    for (uint32_t i = 0; i < t->nacc; i++) {
-        struct access *a = &t->acc[i];
-        /* relaxed: the deleted flag of a private row was set by this thread */
-        if (a->type == ACC_INSERT &&
-            (!dropped_only || atomic_load_explicit(&a->row->deleted, memory_order_relaxed)))
-            table_free_row(&t->free_rows, a->row);
+    if (dropped_only) {
+        for (struct dropped_row *d = t->dropped; d; d = d->next)
+            table_free_row(&t->free_rows, d->row);
+        return;
     }
+    for (uint32_t i = 0; i < t->nacc; i++)
+        if (t->acc[i].type == ACC_INSERT)
+            table_free_row(&t->free_rows, t->acc[i].row);
 }
 
 /* The storage model, after a commit: the rows it wrote, inserted or deleted are dirty.
@@ -642,7 +651,7 @@ enum rc txn_commit(struct txn *t)
     if (t->hist) /* with the network model the client knows the outcome at the decision */
         hist_txn_times(t->hist, t->hist_begin,
                        t->net.decided_at ? t->net.decided_ns : clock_now_ns());
-    if (t->ndropped)
+    if (t->dropped)
         free_inserted(t, true);
     struct txn_stats *st = &t->st;
     st->commits++;

@@ -51,6 +51,12 @@ struct access {
     void *cc_ptr;      /* algorithm-owned (e.g. the key's timestamp-store entry) */
 };
 
+/* A row the attempt inserted, then deleted again (txn_delete): never published. */
+struct dropped_row {
+    struct dropped_row *next;
+    struct row *row;
+};
+
 /* A deferred ordered-index operation (txn_index_insert / txn_index_remove). */
 struct index_op {
     struct index_op *next;
@@ -89,7 +95,10 @@ struct txn {
     struct acc_slot *slots;    /* open addressing, 2 * acc_cap entries */
     uint32_t slot_mask, gen;
     uint32_t npublish;         /* inserts + deletes of this attempt (txn_publish's work) */
-    uint32_t ndropped;         /* rows this attempt inserted, then deleted (never published) */
+    /* rows this attempt inserted, then deleted (never published), in the arena. Known by
+     * this list, not by the row's deleted flag: a row the attempt published can be
+     * deleted by another transaction before the attempt's commit returns */
+    struct dropped_row *dropped;
     struct row_freelist free_rows; /* rows of this thread's aborted inserts (table.h) */
     struct index_op *index_ops, **index_ops_tail; /* in call order, in the arena */
     struct arena arena;
@@ -299,6 +308,14 @@ static inline void txn_undo_access(const struct access *a)
         memcpy(a->row->data, a->undo, a->row->table->schema.data_size);
 }
 void txn_undo_in_place(struct txn *t);
+/* Whether this attempt inserted row r and deleted it again (r is never published). */
+static inline bool txn_dropped(const struct txn *t, const struct row *r)
+{
+    for (const struct dropped_row *d = t->dropped; d; d = d->next)
+        if (d->row == r)
+            return true;
+    return false;
+}
 /* Publishes inserts (primary index) and deletes (deleted flag, index removal); called by
  * the algorithm inside cc_commit while it holds exclusive access to those rows. */
 void txn_publish(struct txn *t);

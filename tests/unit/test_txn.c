@@ -162,6 +162,35 @@ static void insert_rows_reused(void)
     txn_destroy(t);
 }
 
+/* After a commit, only the rows the attempt deleted after inserting them go back to its
+ * free rows, not another inserted row whose deleted flag is set: once published, a row
+ * can be deleted by another transaction before the inserter's commit returns, and the
+ * deleter's readers may still hold it. That window lies inside txn_commit, out of a
+ * single thread's reach, so the flag is set here before the commit, as that delete
+ * would set it. */
+static void only_dropped_rows_reused(void)
+{
+    struct table *tab = make_table(false, 10);
+    struct txn *t = txn_create(0, false);
+    txn_begin(t, false);
+    struct row *n, *m;
+    unsigned char *img;
+    CHECK(txn_insert(t, tab, 800, &n, &img) == RC_OK);
+    CHECK(txn_insert(t, tab, 801, &m, &img) == RC_OK);
+    CHECK(txn_delete(t, m) == RC_OK); /* its own insert, dropped */
+    CHECK(txn_delete(t, m) == RC_OK); /* again: still one row to give back */
+    atomic_store(&n->deleted, 1);     /* another transaction's delete */
+    CHECK(txn_commit(t) == RC_OK);
+    struct row *r1, *r2;
+    txn_begin(t, false);
+    CHECK(txn_insert(t, tab, 802, &r1, &img) == RC_OK);
+    CHECK(txn_insert(t, tab, 803, &r2, &img) == RC_OK);
+    CHECK(r1 == m && r2 != m && r2 != n);
+    CHECK(txn_commit(t) == RC_OK);
+    CHECK_EQ_U(txn_stats(t)->rows_reused, 1);
+    txn_destroy(t);
+}
+
 /* A context that goes away gives its rows back to their table (struct row_freelist): a
  * failed client's abandoned context (txn_fork, then the backup coordinator aborts its
  * insert and destroys it, benchmarks/recovery.c) holds the row of that insert and the
@@ -296,6 +325,7 @@ int main(void)
     RUN_CASE(insert_delete_publish);
     RUN_CASE(index_ops_at_commit);
     RUN_CASE(insert_rows_reused);
+    RUN_CASE(only_dropped_rows_reused);
     RUN_CASE(destroyed_context_gives_rows_back);
     RUN_CASE(sort_by_row);
     RUN_CASE(history_records);
