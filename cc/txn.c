@@ -601,21 +601,23 @@ void txn_publish(struct txn *t)
     }
 }
 
-/* Gives rows this attempt inserted back to the thread's free rows, after the algorithm
- * released them: after an abort every one (none was published, so no other thread can
- * reach it); after a commit (`dropped_only`) those it deleted again, never published.
- * Not a row it published that another transaction has deleted since: the deleted flag
- * does not tell the two apart, and others may still hold that row. */
-static void free_inserted(struct txn *t, bool dropped_only)
+/* Gives the rows this attempt inserted back to the thread's free rows after an abort,
+ * once the algorithm released them: none was published, so no other thread can reach
+ * it. */
+static void free_inserted(struct txn *t)
 {
-    if (dropped_only) {
-        for (struct dropped_row *d = t->dropped; d; d = d->next)
-            table_free_row(&t->free_rows, d->row);
-        return;
-    }
     for (uint32_t i = 0; i < t->nacc; i++)
         if (t->acc[i].type == ACC_INSERT)
             table_free_row(&t->free_rows, t->acc[i].row);
+}
+
+/* After a commit: gives back the rows this attempt deleted again (t->dropped), never
+ * published. Not a row it published that another transaction has deleted since: the
+ * deleted flag does not tell the two apart, and others may still hold that row. */
+static void free_dropped(struct txn *t)
+{
+    for (struct dropped_row *d = t->dropped; d; d = d->next)
+        table_free_row(&t->free_rows, d->row);
 }
 
 /* The storage model, after a commit: the rows it wrote, inserted or deleted are dirty.
@@ -651,8 +653,7 @@ enum rc txn_commit(struct txn *t)
     if (t->hist) /* with the network model the client knows the outcome at the decision */
         hist_txn_times(t->hist, t->hist_begin,
                        t->net.decided_at ? t->net.decided_ns : clock_now_ns());
-    if (t->dropped)
-        free_inserted(t, true);
+    free_dropped(t);
     struct txn_stats *st = &t->st;
     st->commits++;
 #if STATS_ENABLED
@@ -677,7 +678,7 @@ void txn_abort(struct txn *t)
     if (!t->no_wait) /* see txn_finish */
         wait_txn_end();
     if (t->npublish)
-        free_inserted(t, false);
+        free_inserted(t);
     if (t->hist)
         hist_txn_abort(t->hist);
     t->st.aborts++;
