@@ -17,10 +17,17 @@
  *   ins A V   insert a row of value V into range A (its range row read for update and
  *             written: the project's phantom protection, benchmarks/tpcc.h)
  *   del A     delete the last row of range A (the same with txn_delete)
+ *   get A N   point read of range A's N-th row (1-based; the row the (N-1)-th insert into
+ *             A adds) by its key, without the range row: txn_lookup, then txn_read; the
+ *             step's value is the value read, 0 when the key is absent
  *   ro        declare the transaction read-only (txn_declare_read_only; its first step)
  *   c, a      commit (txn_commit), roll back (txn_user_abort)
- * A transaction begins (txn_begin) at its first step and ends with exactly one c or a, its
- * last step. An access or commit that returns RC_ABORT ends it (txn_abort at once, never a
+ *   cp        commit, stopped in txn_publish (txn_publish_hook: where its inserts and
+ *             deletes are about to become visible, the algorithm still holding what it
+ *             holds there) until every later step of the script has been issued and
+ *             settled; the stop itself is no block
+ * A transaction begins (txn_begin) at its first step and ends with exactly one c, cp or a,
+ * its last step. An access or commit that returns RC_ABORT ends it (txn_abort at once, never a
  * retry): its later steps are skipped.
  *
  * An anomalous outcome is a list of conditions separated by spaces, all of which hold,
@@ -42,9 +49,11 @@
 #define AN_MAX_STEPS 16
 #define AN_MAX_TXNS 3
 #define AN_MAX_CONDS 4
+#define AN_RANGE_MAX 6 /* rows a range can hold */
 
-enum an_op { AN_READ, AN_RFU, AN_WRITE, AN_LAST, AN_SCAN, AN_INSERT, AN_DELETE, AN_RO,
-             AN_COMMIT, AN_ABORT, AN_NOPS };
+/* The ops that name an object come first (up to AN_GET). */
+enum an_op { AN_READ, AN_RFU, AN_WRITE, AN_LAST, AN_SCAN, AN_INSERT, AN_DELETE, AN_GET, AN_RO,
+             AN_COMMIT, AN_COMMIT_PAUSED, AN_ABORT, AN_NOPS };
 /* The objects a step names: rows x and y, ranges A and B. */
 enum an_obj { AN_X, AN_Y, AN_A, AN_B, AN_NOBJS };
 
@@ -65,7 +74,7 @@ struct an_cond {
 struct an_script {
     struct an_step steps[AN_MAX_STEPS];
     int nsteps, ntxns;
-    bool commits[AN_MAX_TXNS]; /* the script ends the transaction with c (else a) */
+    bool commits[AN_MAX_TXNS]; /* the script ends the transaction with c or cp (else a) */
     struct an_cond conds[AN_MAX_CONDS];
     int nconds;
     bool needs_final; /* a condition reads the final values */
@@ -89,6 +98,7 @@ enum an_state { AN_PENDING, AN_OK, AN_ABORTED, AN_SKIPPED };
 struct an_step_res {
     uint8_t state;  /* enum an_state */
     bool blocked;   /* it had not returned a bound after it was issued */
+    bool paused;    /* a cp step that reached its stop in txn_publish */
     int64_t value;  /* what a read or scan returned */
     uint8_t reason; /* enum abort_reason, when AN_ABORTED */
 };

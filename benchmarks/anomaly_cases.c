@@ -48,6 +48,14 @@ const struct an_case an_cases[] = {
     /* write skew: each reads both rows, writes one the other read */
     {"G2-item", CC_LEVEL_SER, true, "T1 r x; T1 r y; T2 r x; T2 r y; T1 w x 11; T2 w y 21; T1 c; T2 c",
      "s1=10 s2=20 s3=10 s4=20"},
+    /* read skew over a commit in progress: T2 sees T1's write of x, then misses the row T1
+     * inserted, while T1's commit stands where it publishes its inserts (a commit must
+     * publish while it still excludes readers of what it wrote: cc/cc.h, cc_commit) */
+    {"G-single-ins", CC_LEVEL_SER, true, "T1 w x 11; T1 l x; T1 ins A 31; T1 cp; T2 r x; T2 get A 2; T2 c",
+     "s5=11 s6=0"},
+    /* the same with a delete: T2 sees T1's x, then still finds the row T1 deleted */
+    {"G-single-del", CC_LEVEL_SER, true, "T1 w x 11; T1 l x; T1 del A; T1 cp; T2 r x; T2 get A 1; T2 c",
+     "s5=11 s6=30"},
     /* anti-dependency cycle over predicates: each scans one range, inserts into the other */
     {"G2", CC_LEVEL_SER, true, "T1 scan A; T2 scan B; T1 ins B 41; T2 ins A 31; T1 c; T2 c",
      "s1=1 s2=1"},

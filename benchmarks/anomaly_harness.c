@@ -11,6 +11,11 @@
  * wait gives up, AR_STOPPED) and the run is HUNG; one that does not return even then
  * leaves the harness unusable (an_harness_run returns false).
  *
+ * A cp step's commit stops in txn_publish (txn_publish_hook, set before the threads
+ * start) and counts as idle there, not blocked, so that the script goes on with the
+ * commit half done; the main thread lets it go on (go_on) once every step has been issued
+ * and settled, before the end-of-run wait.
+ *
  * Rows: each run gets a fresh block of BLOCK keys (so no run sees another's versions,
  * locks or inserts): x, y, the range rows of A and B (their one column holds the range's
  * row count, its bound, as TPC-C's range rows do: benchmarks/tpcc.h), then A's rows and
@@ -23,7 +28,7 @@
  * completion count; a thread runs its step without it. A thread's begun/aborted flags and
  * the run's script and key base are written by the main thread under `mu` while every
  * thread is idle, before any job of the run is queued, and read by the threads after they
- * took `mu` to dequeue: ordered by the mutex. */
+ * took `mu` to dequeue: ordered by the mutex. A thread's `self` is its own. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -38,8 +43,8 @@
 #include "storage/wait.h"
 
 /* Offsets in a run's key block. */
-enum { K_X, K_Y, K_RANGE_A, K_RANGE_B, K_A0, RANGE_MAX = 6, K_B0 = K_A0 + RANGE_MAX,
-       BLOCK = K_B0 + RANGE_MAX };
+enum { K_X, K_Y, K_RANGE_A, K_RANGE_B, K_A0, K_B0 = K_A0 + AN_RANGE_MAX,
+       BLOCK = K_B0 + AN_RANGE_MAX };
 /* The job number of the fresh transaction that reads the final values. */
 #define JOB_FINAL AN_MAX_STEPS
 /* How long the end of a run waits for blocked transactions, before and after wait_stop. */
@@ -54,11 +59,16 @@ struct worker {
     int queue[AN_MAX_STEPS + 1];  /* jobs (step indexes, JOB_FINAL): under mu */
     int head, tail;               /* under mu */
     bool busy;                    /* running a job: under mu */
+    int job;                      /* the job it runs, when busy: under mu */
+    bool paused;                  /* its cp commit is stopped in txn_publish: under mu */
 };
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t work_cv; /* a job was queued, or quit */
-static pthread_cond_t done_cv; /* a job returned */
+static pthread_cond_t done_cv; /* a job returned, or a cp commit stopped */
+static pthread_cond_t go_cv;   /* go_on was set */
+static bool go_on;             /* every step issued and settled: a cp commit goes on; under mu */
+static _Thread_local struct worker *self; /* this transaction thread's worker */
 static struct worker wk[AN_MAX_TXNS];
 static struct wait_rec recs[AN_MAX_TXNS];
 static bool quit;             /* under mu */
@@ -134,7 +144,7 @@ static enum rc change_range(struct txn *t, int obj, bool insert, int64_t v)
     if (read_row(t, range_row(obj), true, &rr, &n) != RC_OK)
         return RC_ABORT;
     if (insert) {
-        if (n >= RANGE_MAX) {
+        if (n >= AN_RANGE_MAX) {
             fprintf(stderr, "anomalies: range %c is full\n", obj == AN_A ? 'A' : 'B');
             exit(1);
         }
@@ -156,6 +166,21 @@ static enum rc change_range(struct txn *t, int obj, bool insert, int64_t v)
     return txn_write(t, rr, 0, &n);
 }
 
+/* A point read of range obj's n-th row by its key, without the range row: *v is its
+ * value, 0 when the key is absent. */
+static enum rc get_row(struct txn *t, int obj, int64_t n, int64_t *v)
+{
+    struct row *r = row_at(t, range_first(obj) + (uint64_t)(n - 1));
+    const unsigned char *img;
+    *v = 0;
+    if (!r)
+        return RC_OK;
+    enum rc rc = txn_read(t, r, COL_BIT(0), &img);
+    if (rc == RC_OK)
+        *v = img_value(img);
+    return rc;
+}
+
 /* Runs step st on t; *value: what a read or scan returned. */
 static enum rc exec_step(struct txn *t, const struct an_step *st, int64_t *value)
 {
@@ -175,10 +200,13 @@ static enum rc exec_step(struct txn *t, const struct an_step *st, int64_t *value
     case AN_INSERT:
     case AN_DELETE:
         return change_range(t, st->obj, st->op == AN_INSERT, st->value);
+    case AN_GET:
+        return get_row(t, st->obj, st->value, value);
     case AN_RO:
         txn_declare_read_only(t);
         return RC_OK;
     case AN_COMMIT:
+    case AN_COMMIT_PAUSED:
         return txn_commit(t);
     default: /* AN_ABORT */
         return txn_user_abort(t);
@@ -226,7 +254,7 @@ static void run_job(struct worker *w, int job)
             w->aborted = true;
             out.state = st->op == AN_ABORT ? AN_OK : AN_ABORTED;
         }
-        committed = st->op == AN_COMMIT && rc == RC_OK;
+        committed = (st->op == AN_COMMIT || st->op == AN_COMMIT_PAUSED) && rc == RC_OK;
     }
     pthread_mutex_lock(&mu);
     struct an_step_res *o = &res->r[job];
@@ -237,9 +265,28 @@ static void run_job(struct worker *w, int job)
     res->cc_abort |= out.state == AN_ABORTED;
 }
 
+/* txn_publish_hook: the commit of a cp step stops here until go_on; every other commit
+ * (a c step's, the final read's) passes. */
+static void stop_at_publish(struct txn *t)
+{
+    (void)t;
+    struct worker *w = self;
+    pthread_mutex_lock(&mu);
+    if (w->job != JOB_FINAL && cur->steps[w->job].op == AN_COMMIT_PAUSED && !go_on) {
+        res->r[w->job].paused = true;
+        w->paused = true;
+        pthread_cond_broadcast(&done_cv); /* settle: this thread is idle now */
+        while (!go_on)
+            pthread_cond_wait(&go_cv, &mu);
+        w->paused = false;
+    }
+    pthread_mutex_unlock(&mu);
+}
+
 static void *worker_main(void *arg)
 {
     struct worker *w = arg;
+    self = w;
     mem_thread_init();
     wait_register(w->id, &recs[w->id]);
     w->t = txn_create(w->id, false);
@@ -252,6 +299,7 @@ static void *worker_main(void *arg)
             break;
         int job = w->queue[w->head++];
         w->busy = true;
+        w->job = job;
         pthread_mutex_unlock(&mu);
         run_job(w, job); /* returns holding mu */
         w->busy = false;
@@ -274,11 +322,12 @@ static struct timespec deadline_in(double ms)
     return ts;
 }
 
-/* Under mu. */
+/* Under mu: a thread stopped in a cp commit counts as idle until go_on (then its commit
+ * runs on, though it may not have woken yet to clear `paused`). */
 static bool all_idle(void)
 {
     for (int i = 0; i < AN_MAX_TXNS; i++)
-        if (wk[i].busy || wk[i].head != wk[i].tail)
+        if ((wk[i].busy && !(wk[i].paused && !go_on)) || wk[i].head != wk[i].tail)
             return false;
     return true;
 }
@@ -291,7 +340,8 @@ static void issue(int i, int job)
 }
 
 /* Under mu: waits until every thread is idle, or until block_ms pass with no job
- * returning; then marks the steps still pending blocked. */
+ * returning; then marks the steps still pending blocked (but a cp commit stopped in
+ * txn_publish, which the harness holds). */
 static void settle(void)
 {
     struct timespec dl = deadline_in(block_ms);
@@ -304,7 +354,7 @@ static void settle(void)
             dl = deadline_in(block_ms);
         }
     for (int i = 0; i < issued; i++)
-        if (res->r[i].state == AN_PENDING)
+        if (res->r[i].state == AN_PENDING && !res->r[i].paused)
             res->r[i].blocked = true;
 }
 
@@ -326,7 +376,9 @@ void an_harness_start(double ms)
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&work_cv, &ca);
     pthread_cond_init(&done_cv, &ca);
+    pthread_cond_init(&go_cv, &ca);
     pthread_condattr_destroy(&ca);
+    txn_publish_hook = stop_at_publish; /* before the threads start: they read it */
     struct schema s;
     schema_init(&s, false);
     schema_add(&s, "v", COL_INT64, 8);
@@ -353,6 +405,7 @@ bool an_harness_run(const struct an_script *s, struct an_run *r)
     memset(r, 0, sizeof(*r));
     cur = s;
     res = r;
+    go_on = false;
     for (int i = 0; i < AN_MAX_TXNS; i++) {
         wk[i].head = wk[i].tail = 0;
         wk[i].begun = wk[i].aborted = false;
@@ -362,6 +415,8 @@ bool an_harness_run(const struct an_script *s, struct an_run *r)
         issued++;
         settle();
     }
+    go_on = true;
+    pthread_cond_broadcast(&go_cv);
     bool usable = true;
     if (!wait_idle(END_WAIT_MS)) {
         r->hung = true;

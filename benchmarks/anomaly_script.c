@@ -10,7 +10,7 @@ const char *const an_outcome_names[AN_NOUTCOMES] = {"ALLOWED", "abort",  "block"
                                                     "block+abort", "serial", "HUNG"};
 
 static const char *const op_names[AN_NOPS] = {"r", "rfu", "w", "l", "scan", "ins", "del",
-                                              "ro", "c", "a"};
+                                              "get", "ro", "c", "cp", "a"};
 static const char obj_names[AN_NOBJS] = {'x', 'y', 'A', 'B'};
 
 static bool fail(char *err, size_t n, const char *fmt, ...)
@@ -67,8 +67,8 @@ static bool parse_step(char *text, struct an_script *s, char *err, size_t n)
         return fail(err, n, "step %d: unknown op '%s'", s->nsteps + 1, w[1]);
     st->op = (uint8_t)op;
     /* words after the op: an object (a row, or a range), then a value */
-    bool range = op == AN_SCAN || op == AN_INSERT || op == AN_DELETE;
-    bool obj = op <= AN_DELETE, value = op == AN_WRITE || op == AN_INSERT;
+    bool range = op == AN_SCAN || op == AN_INSERT || op == AN_DELETE || op == AN_GET;
+    bool obj = op <= AN_GET, value = op == AN_WRITE || op == AN_INSERT || op == AN_GET;
     if (nw != 2 + obj + value)
         return fail(err, n, "step %d: '%s' takes %d words", s->nsteps + 1, w[1], obj + value);
     int o = obj ? obj_of(w[2], range) : 0;
@@ -79,12 +79,14 @@ static bool parse_step(char *text, struct an_script *s, char *err, size_t n)
     st->value = 0;
     if (value && !parse_int(w[3], &st->value))
         return fail(err, n, "step %d: '%s' is no integer", s->nsteps + 1, w[3]);
+    if (op == AN_GET && (st->value < 1 || st->value > AN_RANGE_MAX))
+        return fail(err, n, "step %d: a range has rows 1 to %d", s->nsteps + 1, AN_RANGE_MAX);
     s->nsteps++;
     return true;
 }
 
-/* Every transaction T1..Tn has steps and ends with exactly one c or a, its last step; ro
- * comes only first. */
+/* Every transaction T1..Tn has steps and ends with exactly one c, cp or a, its last step;
+ * ro comes only first. */
 static bool check_txns(struct an_script *s, char *err, size_t n)
 {
     bool ended[AN_MAX_TXNS] = {false}, begun[AN_MAX_TXNS] = {false};
@@ -98,14 +100,14 @@ static bool check_txns(struct an_script *s, char *err, size_t n)
         begun[st->txn] = true;
         if (st->txn >= s->ntxns)
             s->ntxns = st->txn + 1;
-        if (st->op == AN_COMMIT || st->op == AN_ABORT) {
+        if (st->op == AN_COMMIT || st->op == AN_COMMIT_PAUSED || st->op == AN_ABORT) {
             ended[st->txn] = true;
-            s->commits[st->txn] = st->op == AN_COMMIT;
+            s->commits[st->txn] = st->op != AN_ABORT;
         }
     }
     for (int t = 0; t < s->ntxns; t++)
         if (!ended[t])
-            return fail(err, n, "T%d has no steps or does not end with c or a", t + 1);
+            return fail(err, n, "T%d has no steps or does not end with c, cp or a", t + 1);
     return true;
 }
 
@@ -132,7 +134,7 @@ static bool parse_cond(const char *w, struct an_script *s, char *err, size_t n)
         if (!parse_int(num, &i) || i < 1 || i > s->nsteps)
             return fail(err, n, "condition '%s': no such step", w);
         int op = s->steps[i - 1].op;
-        if (op != AN_READ && op != AN_RFU && op != AN_SCAN)
+        if (op != AN_READ && op != AN_RFU && op != AN_SCAN && op != AN_GET)
             return fail(err, n, "condition '%s': step %d reads nothing", w, (int)i);
         c->kind = AN_COND_READ;
         c->idx = (uint8_t)(i - 1);
@@ -201,11 +203,12 @@ void an_trace(FILE *f, const struct an_script *s, const struct an_run *r)
         const struct an_step *st = &s->steps[i];
         const struct an_step_res *res = &r->r[i];
         fprintf(f, "%sT%d %s", i ? "; " : "", st->txn + 1, op_names[st->op]);
-        if (st->op <= AN_DELETE)
+        if (st->op <= AN_GET)
             fprintf(f, " %c", obj_names[st->obj]);
-        if (st->op == AN_WRITE || st->op == AN_INSERT)
+        if (st->op == AN_WRITE || st->op == AN_INSERT || st->op == AN_GET)
             fprintf(f, " %lld", (long long)st->value);
-        if (res->state == AN_OK && (st->op == AN_READ || st->op == AN_RFU || st->op == AN_SCAN))
+        if (res->state == AN_OK && (st->op == AN_READ || st->op == AN_RFU || st->op == AN_SCAN ||
+                                    st->op == AN_GET))
             fprintf(f, " =%lld", (long long)res->value);
         else if (res->state == AN_ABORTED)
             fprintf(f, " ABORT(%s)", abort_reason_names[res->reason]);
@@ -213,6 +216,8 @@ void an_trace(FILE *f, const struct an_script *s, const struct an_run *r)
             fputs(" skipped", f);
         else if (res->state == AN_PENDING)
             fputs(" never returned", f);
+        if (res->paused)
+            fputs(" [paused at publish]", f);
         if (res->blocked)
             fputs(" [blocked]", f);
     }

@@ -206,6 +206,10 @@ enum rc cc_commit(struct txn *t)
     txn_precommit_done(t, s);
     if (stopped) /* the run is over: abort (cascading) as a wounded one would */
         return txn_fail(t, AR_STOPPED);
+    /* every predecessor has committed (ndeps 0, acquire above), its inserts published:
+     * a key we missed that one of them inserted is found now (cc/txn.h) */
+    if (!txn_missed_still_absent(t))
+        return txn_fail(t, AR_VALIDATION);
     uint32_t st = LQ_RUNNING;
     /* relaxed: ordered against lq_wound / lq_cascade as RMWs of one location */
     SHW(SHW_OWN);

@@ -135,6 +135,12 @@ enum rc txn_delete(struct txn *t, struct row *r);
  * The caller must hold write access to `r` (an insert, delete or write of it). */
 void txn_index_insert(struct txn *t, struct idx_ordered *o, uint64_t key, struct row *r);
 void txn_index_remove(struct txn *t, struct idx_ordered *o, uint64_t key);
+/* NULL, except in the anomaly matrix (benchmarks/anomaly_harness.c), which sets it before
+ * its threads start. The commit calls it first thing where it publishes the inserts and
+ * deletes (txn_publish), on the committing thread: a scripted commit can stop there, with
+ * everything the algorithm holds at that point still held, while other transactions run
+ * their steps. */
+extern void (*txn_publish_hook)(struct txn *t);
 
 /* The linked algorithm's claimed isolation level (enum cc_level, part 2) and its name
  * ("none", "read committed", "repeatable read", "serializable", "strict serializable"). */

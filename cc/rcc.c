@@ -750,6 +750,13 @@ static enum rc precommit(struct txn *t)
      * cascades to the successors */
     if (stopped)
         return txn_fail(t, AR_STOPPED);
+    /* serializable: every predecessor has finished (is_done, acquire), its inserts
+     * published; a key we missed that one of them inserted is found now (cc/txn.h).
+     * Killed, we left the wait early: the CAS below fails with the kill's reason. */
+#ifndef MUTANT_RCC_NO_MISSED_KEY_CHECK /* mutant: no look-up of the misses after the wait */
+    if (RCC_ISO == RCC_SER && killed_reason(t) == AR_COUNT && !txn_missed_still_absent(t))
+        return txn_fail(t, AR_VALIDATION);
+#endif
     uint64_t w = t->id << 4 | PH_RUNNING << 2;
     /* seq_cst: decides against a concurrent kill's CAS on the same word */
     SHW(SHW_OWN);

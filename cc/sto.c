@@ -234,7 +234,9 @@ enum rc cc_commit(struct txn *t)
     /* inserts and deletes first, while our claims still make a later reader of the rows
      * we write wait for us (I2): one that finds an inserted row then reads our other
      * writes too, and one that waited on a deleted row sees its flag */
+#ifndef MUTANT_STO_PUBLISH_AFTER_RELEASE
     txn_publish(t);
+#endif
     for (uint32_t i = 0; i < t->nacc; i++) {
         struct access *a = &t->acc[i];
         if (a->cc_flags & ACC_CLAIMED) {
@@ -250,6 +252,9 @@ enum rc cc_commit(struct txn *t)
             a->cc_flags = (uint16_t)((a->cc_flags & ~ACC_CLAIMED) | TS_ACC_META);
         }
     }
+#ifdef MUTANT_STO_PUBLISH_AFTER_RELEASE /* mutant: inserts and deletes after the claims end */
+    txn_publish(t);
+#endif
     ts_access_end_all(t, false); /* no claim left: the marks, the entries */
     return RC_OK;
 }

@@ -355,8 +355,13 @@ enum rc cc_commit(struct txn *t)
     if (twopl_prepare(t) != RC_OK)
         return RC_ABORT;
     txn_net_decision(t); /* network model: the locks stay held till the commit arrives */
+#ifdef MUTANT_TWOPL_PUBLISH_AFTER_UNLOCK /* mutant: inserts and deletes after the locks end */
+    release_all(t);
+    txn_publish(t);
+#else
     txn_publish(t);
     release_all(t);
+#endif
     return RC_OK;
 }
 

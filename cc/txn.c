@@ -189,6 +189,7 @@ void txn_begin(struct txn *t, bool retry)
     t->nacc = 0;
     t->npublish = 0;
     t->dropped = NULL;
+    t->missed = NULL;
     t->index_ops = NULL;
     t->index_ops_tail = &t->index_ops;
     if (++t->gen == 0) { /* generation wrapped: clear the slots once */
@@ -480,15 +481,37 @@ void txn_prefetch(struct txn *t, const struct table *tab, const struct row *r, b
         cc_prefetch(r, write);
 }
 
+/* Records a miss of txn_lookup (txn_missed_still_absent). */
+static void note_miss(struct txn *t, struct table *tab, uint64_t key)
+{
+    struct missed_key *m = txn_alloc(t, sizeof(*m));
+    m->tab = tab;
+    m->key = key;
+    m->next = t->missed;
+    t->missed = m;
+}
+
 struct row *txn_lookup(struct txn *t, struct table *tab, uint64_t key)
 {
+    struct row *r;
     if (STATS_ENABLED && ++t->lookups % INDEX_SAMPLE == 0) {
         uint64_t start = STATS_TICKS();
-        struct row *r = table_get(tab, key);
+        r = table_get(tab, key);
         t->a_index += (STATS_TICKS() - start) * INDEX_SAMPLE;
-        return r;
+    } else {
+        r = table_get(tab, key);
     }
-    return table_get(tab, key);
+    if (!r)
+        note_miss(t, tab, key);
+    return r;
+}
+
+bool txn_missed_still_absent(const struct txn *t)
+{
+    for (const struct missed_key *m = t->missed; m; m = m->next)
+        if (table_get(m->tab, m->key))
+            return false;
+    return true;
 }
 
 enum rc txn_user_abort(struct txn *t)
@@ -571,8 +594,12 @@ void txn_index_remove(struct txn *t, struct idx_ordered *o, uint64_t key)
 /* Primary keys first, then the ordered-index operations in call order: a reader that
  * finds a row through an ordered index can then reach every row this transaction
  * inserted by its key. */
+void (*txn_publish_hook)(struct txn *t);
+
 void txn_publish(struct txn *t)
 {
+    if (txn_publish_hook)
+        txn_publish_hook(t);
     for (uint32_t i = 0; t->npublish && i < t->nacc; i++) {
         struct access *a = &t->acc[i];
         struct table *tab = a->row->table;

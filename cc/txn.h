@@ -57,6 +57,13 @@ struct dropped_row {
     struct row *row;
 };
 
+/* A primary key the attempt looked up and did not find (txn_lookup). */
+struct missed_key {
+    struct missed_key *next;
+    struct table *tab;
+    uint64_t key;
+};
+
 /* A deferred ordered-index operation (txn_index_insert / txn_index_remove). */
 struct index_op {
     struct index_op *next;
@@ -99,6 +106,7 @@ struct txn {
      * this list, not by the row's deleted flag: a row the attempt published can be
      * deleted by another transaction before the attempt's commit returns */
     struct dropped_row *dropped;
+    struct missed_key *missed; /* txn_lookup's misses, in the arena (txn_missed_still_absent) */
     struct row_freelist free_rows; /* rows of this thread's aborted inserts (table.h) */
     struct index_op *index_ops, **index_ops_tail; /* in call order, in the arena */
     struct arena arena;
@@ -316,6 +324,15 @@ static inline bool txn_dropped(const struct txn *t, const struct row *r)
             return true;
     return false;
 }
+/* Whether every primary key this attempt looked up and missed is still absent from the
+ * index. For an algorithm that lets an attempt read writes of transactions that have not
+ * committed (RCC at serializable, Bamboo's retired locks): such a writer publishes its
+ * inserts only at its commit, so a dependent reader may miss a row its predecessor
+ * inserts, which no algorithm tracks (a miss takes no lock and leaves no version to
+ * validate). Called after every predecessor has finished its commit (its inserts are
+ * then in the index): a key found then aborts the attempt, which is conservative (the
+ * inserter may be no predecessor) and costs a look-up per miss. */
+bool txn_missed_still_absent(const struct txn *t);
 /* Publishes inserts (primary index) and deletes (deleted flag, index removal); called by
  * the algorithm inside cc_commit while it holds exclusive access to those rows. */
 void txn_publish(struct txn *t);

@@ -5,7 +5,8 @@
 # catches it: exit status 1 with the check's own failure line on stderr (verify: the
 # history check's "FAIL" line; bank: "bank:"; tpcc-check: "tpcc check:" or the stop on a
 # committed insert of a duplicate key; stall: the watchdog's "stall:" report, exit 3; unit:
-# the variant test linked against the mutant exits 0, see tests/mutants.tsv). Races are probabilistic, so a mutant gets up to
+# the variant test linked against the mutant exits 0, see tests/mutants.tsv; anomalies: the
+# anomaly matrix's claim check names the case allowed). Races are probabilistic, so a mutant gets up to
 # MUTANT_TRIES runs (default 3). A run still going after MUTANT_TIMEOUT seconds (default
 # 30; a caught run takes under 10) hangs: NOT CAUGHT, as is a crash or any other exit
 # status. First each base variant (build/bin) runs each distinct command once and must
@@ -28,6 +29,7 @@ flags_of() {
     tpcc-check) echo --check ;;
     stall) echo "--stall-timeout 3" ;;
     unit) echo "" ;;
+    anomalies) echo --anomalies ;;
     *) echo "mutation_test.sh: unknown check '$1'" >&2; exit 2 ;;
     esac
 }
@@ -38,6 +40,7 @@ pattern_of() {
     tpcc-check) echo '^tpcc check: \|: committed insert of duplicate key ' ;;
     stall) echo '^stall: ' ;;
     unit) echo '^ok ' ;;
+    anomalies) echo '^anomalies: .*: allowed, though' ;;
     esac
 }
 # status_of CHECK: the exit status of a caught run.
