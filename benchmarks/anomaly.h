@@ -109,6 +109,7 @@ struct an_run {
     bool committed[AN_MAX_TXNS];
     bool cc_abort; /* the algorithm aborted a transaction (an access or commit failed) */
     bool hung;     /* a step returned only after the end-of-run wait or never */
+    bool unstopped; /* a cp commit committed without stopping in txn_publish */
     int64_t final[2]; /* rows x and y after the run, when the script needs them */
 };
 

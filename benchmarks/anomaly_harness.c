@@ -258,6 +258,8 @@ static void run_job(struct worker *w, int job)
     }
     pthread_mutex_lock(&mu);
     struct an_step_res *o = &res->r[job];
+    /* a cp commit that committed without reaching txn_publish: the case tested nothing */
+    res->unstopped |= committed && st->op == AN_COMMIT_PAUSED && !o->paused;
     o->state = out.state;
     o->value = out.value;
     o->reason = out.reason;
@@ -271,6 +273,8 @@ static void stop_at_publish(struct txn *t)
 {
     (void)t;
     struct worker *w = self;
+    if (!w) /* not a transaction thread of the harness */
+        return;
     pthread_mutex_lock(&mu);
     if (w->job != JOB_FINAL && cur->steps[w->job].op == AN_COMMIT_PAUSED && !go_on) {
         res->r[w->job].paused = true;
@@ -444,5 +448,6 @@ void an_harness_stop(void)
         pthread_join(wk[i].th, NULL);
         wait_unregister(i);
     }
+    txn_publish_hook = NULL; /* the threads are gone */
     cc_fini();
 }

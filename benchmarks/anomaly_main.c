@@ -5,7 +5,8 @@
  * serial, HUNG), or "flaky: <outcome> <runs>, ..." when runs differ. Then checks the
  * variant's claim (txn_level_claimed): every case whose level is at or below the claimed
  * one must be prevented in every run; NONE must show every case marked none_allows in
- * every run (the harness can see anomalies at all); no run may hang. Exit status 0 when
+ * every run (the harness can see anomalies at all); no run may hang; a cp commit that
+ * commits must have stopped in txn_publish (else the case tested nothing). Exit status 0 when
  * the claim holds, 1 when not (each failing case named on stderr). */
 #include <stdlib.h>
 #include <string.h>
@@ -30,8 +31,10 @@ static void cell(char *buf, size_t n, const int count[AN_NOUTCOMES], int runs)
 
 /* The claim's verdict on one case; NULL when it holds, else why not. */
 static const char *verdict(const struct an_case *c, enum cc_level claimed,
-                           const int count[AN_NOUTCOMES], int runs)
+                           const int count[AN_NOUTCOMES], int runs, bool unstopped)
 {
+    if (unstopped)
+        return "a cp commit committed without stopping in txn_publish: the case tests nothing";
     if (count[AN_HUNG])
         return "a run hung (a transaction stayed blocked after the script ended)";
     if (claimed == CC_LEVEL_NONE)
@@ -85,10 +88,12 @@ int anomaly_main(const struct options *o)
             exit(1);
         }
         int count[AN_NOUTCOMES] = {0};
+        bool unstopped = false;
         for (int run = 0; run < o->anomaly_runs && usable; run++) {
             struct an_run r;
             usable = an_harness_run(&s, &r);
             count[an_classify(&s, &r)]++;
+            unstopped |= r.unstopped;
             if (o->anomaly_trace || !usable) {
                 fprintf(stderr, "%s run %d: ", c->name, run + 1);
                 an_trace(stderr, &s, &r);
@@ -99,7 +104,7 @@ int anomaly_main(const struct options *o)
         printf("%s\t%s\t%s\t%s\n", build_variant, txn_level_name(claimed), c->name,
                usable ? buf : "HUNG");
         fflush(stdout);
-        const char *why = usable ? verdict(c, claimed, count, o->anomaly_runs)
+        const char *why = usable ? verdict(c, claimed, count, o->anomaly_runs, unstopped)
                                  : "a transaction never returned, even after wait_stop";
         if (why) {
             fprintf(stderr, "anomalies: %s (%s): %s: %s\n", build_variant,

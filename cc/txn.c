@@ -481,8 +481,9 @@ void txn_prefetch(struct txn *t, const struct table *tab, const struct row *r, b
         cc_prefetch(r, write);
 }
 
-/* Records a miss of txn_lookup (txn_missed_still_absent). */
-static void note_miss(struct txn *t, struct table *tab, uint64_t key)
+/* Records a miss of txn_lookup (txn_missed_still_absent); off the look-up's fast path. */
+__attribute__((noinline, cold)) static void note_miss(struct txn *t, struct table *tab,
+                                                      uint64_t key)
 {
     struct missed_key *m = txn_alloc(t, sizeof(*m));
     m->tab = tab;
@@ -501,7 +502,7 @@ struct row *txn_lookup(struct txn *t, struct table *tab, uint64_t key)
     } else {
         r = table_get(tab, key);
     }
-    if (!r)
+    if (__builtin_expect(!r, 0))
         note_miss(t, tab, key);
     return r;
 }

@@ -1,6 +1,7 @@
 /* Unit tests of the generic transaction (cc/txn.c) over the NONE algorithm: access-set
  * growth and re-lookup, undo on abort, insert/delete publication at commit, ordered-index
- * operations at commit, filling an insert in place, reuse of the rows of aborted inserts
+ * operations at commit, a look-up's misses looked up again, filling an insert in place,
+ * reuse of the rows of aborted inserts
  * (also after their context went away),
  * the commit-time lock order, history records, sticky abort, and log-area chunk growth. */
 #include <string.h>
@@ -96,6 +97,32 @@ static void insert_delete_publish(void)
     CHECK(idx_hash_get(tab->primary, 500) == n);
     CHECK(get_a(tab, n->data) == 5);
     CHECK(idx_hash_get(tab->primary, 4) == NULL);
+    txn_destroy(t);
+}
+
+/* A look-up's misses are recorded for the attempt (txn_missed_still_absent): still
+ * absent until another transaction publishes one of the keys, then found; a key found
+ * by the look-up is no miss; a new attempt starts with none. */
+static void missed_keys_looked_up_again(void)
+{
+    struct table *tab = make_table(false, 10);
+    struct txn *t = txn_create(0, false), *u = txn_create(1, false);
+    txn_begin(t, false);
+    CHECK(txn_lookup(t, tab, 3) != NULL);
+    CHECK(txn_missed_still_absent(t)); /* a hit records nothing */
+    CHECK(txn_lookup(t, tab, 600) == NULL);
+    CHECK(txn_lookup(t, tab, 601) == NULL);
+    CHECK(txn_missed_still_absent(t));
+    txn_begin(u, false);
+    struct row *n;
+    CHECK(txn_insert(u, tab, 601, &n, NULL) == RC_OK);
+    CHECK(txn_missed_still_absent(t)); /* not published yet */
+    CHECK(txn_commit(u) == RC_OK);
+    CHECK(!txn_missed_still_absent(t));
+    txn_begin(t, false); /* a new attempt: no misses */
+    CHECK(txn_missed_still_absent(t));
+    CHECK(txn_commit(t) == RC_OK);
+    txn_destroy(u);
     txn_destroy(t);
 }
 
@@ -323,6 +350,7 @@ int main(void)
     RUN_CASE(access_set_growth);
     RUN_CASE(undo_on_abort);
     RUN_CASE(insert_delete_publish);
+    RUN_CASE(missed_keys_looked_up_again);
     RUN_CASE(index_ops_at_commit);
     RUN_CASE(insert_rows_reused);
     RUN_CASE(only_dropped_rows_reused);
