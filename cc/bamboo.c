@@ -51,6 +51,8 @@ const char cc_alg_name[] = "BAMBOO";
 const bool cc_alg_serializable = true;
 /* A read takes the row's lock in its slot (txn_prefetch: the line comes exclusive). */
 const bool cc_alg_reads_write_meta = true;
+/* readers of retired writes: cc_commit looks the misses up again after its commit wait */
+const bool cc_alg_rechecks_misses = true;
 /* Network rounds (cc/netmodel.h; ours, as wound-wait 2PL): execute / prepare (the commit
  * dependencies resolved) / commit: 3 rounds, 2 RTTs. */
 const struct cc_net_rounds cc_net_rounds = {.prepare = true, .decides_in_commit = true};

@@ -240,6 +240,12 @@ void cc_last_access(struct txn *t, struct access *a);
  * leaves the line shared, as silo needs (its reads write nothing); 2PL and sto measured
  * no faster with it. */
 extern const bool cc_alg_reads_write_meta;
+/* Optional: true where the algorithm calls txn_missed_still_absent (cc/txn.h), so that
+ * txn_lookup records the attempt's misses; only then (RCC at serializable, Bamboo).
+ * Others leave it undefined (the generic layer references it weakly): their look-ups
+ * record nothing, which keeps the look-up a tail call (about 10 instructions a look-up,
+ * measured on sto). */
+extern const bool cc_alg_rechecks_misses;
 /* Optional: prefetches the per-key state of row r that the algorithm keeps off the row
  * (txn_prefetch), e.g. the sketch timestamp store's bucket and cells. Others leave it
  * undefined (the generic layer references it weakly). */

@@ -331,9 +331,11 @@ static inline bool txn_dropped(const struct txn *t, const struct row *r)
  * inserts, which no algorithm tracks (a miss takes no lock and leaves no version to
  * validate). Called after every predecessor has finished its commit (its inserts are
  * then in the index): a key found then aborts the attempt, which is conservative (the
- * inserter may be no predecessor). Recording costs every algorithm an arena allocation
- * per miss; the check, a look-up per miss. */
+ * inserter may be no predecessor). Recording costs an arena allocation per miss; the
+ * check, a look-up per miss. */
 bool txn_missed_still_absent(const struct txn *t);
+/* (An algorithm that calls it defines cc_alg_rechecks_misses = true, cc/cc.h: only then
+ * are the misses recorded.) */
 /* Publishes inserts (primary index) and deletes (deleted flag, index removal); called by
  * the algorithm inside cc_commit while it holds exclusive access to those rows. */
 void txn_publish(struct txn *t);

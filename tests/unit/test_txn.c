@@ -100,6 +100,9 @@ static void insert_delete_publish(void)
     txn_destroy(t);
 }
 
+/* As an algorithm that calls txn_missed_still_absent declares (cc/cc.h). */
+const bool cc_alg_rechecks_misses = true;
+
 /* A look-up's misses are recorded for the attempt (txn_missed_still_absent): still
  * absent until another transaction publishes one of the keys, then found; a key found
  * by the look-up is no miss; a new attempt starts with none. */
