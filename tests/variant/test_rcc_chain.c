@@ -155,7 +155,8 @@ static void column_disjoint(void)
 
 /* RCC-C: writers of disjoint text columns that share one word of the row: each commit
  * installs its own column's bytes and keeps the other's (a word-grain install would put
- * back the earlier writer's stale copy of its neighbour). */
+ * back the earlier writer's stale copy of its neighbour). Both ways round, so that the
+ * last installer's column is once the word's low bytes and once its high ones. */
 static void column_disjoint_shared_word(void)
 {
     if (strncmp(cc_alg_name, "RCC-C", 5) != 0)
@@ -164,17 +165,21 @@ static void column_disjoint_shared_word(void)
     CHECK(s->cols[0].word_hi > s->cols[1].word_lo); /* the two columns share a word */
     struct row *r = table_row_at(packed, 0);
     const unsigned char *img;
-    txn_begin(T[0], false);
-    txn_begin(T[1], false);
-    CHECK(txn_read_for_update(T[0], r, COL_BIT(0), &img) == RC_OK);
-    CHECK(txn_write(T[0], r, 0, "xxx") == RC_OK);
-    CHECK(add_col(T[0], 14, 0, 1) == RC_OK); /* seals T0's version of the row */
-    CHECK(txn_read_for_update(T[1], r, COL_BIT(1), &img) == RC_OK);
-    CHECK(txn_write(T[1], r, 1, "yyy") == RC_OK);
-    CHECK(txn_commit(T[1]) == RC_OK); /* no dependency on T0: commits first */
-    CHECK(txn_commit(T[0]) == RC_OK);
-    CHECK(memcmp(col_ptr(s, r->data, 0), "xxx", 3) == 0);
-    CHECK(memcmp(col_ptr(s, r->data, 1), "yyy", 3) == 0);
+    static const char *const vals[2][2] = {{"xxx", "yyy"}, {"aaa", "bbb"}};
+    for (int last = 0; last < 2; last++) { /* the column of the transaction that commits last */
+        int other = 1 - last;
+        txn_begin(T[0], false);
+        txn_begin(T[1], false);
+        CHECK(txn_read_for_update(T[0], r, COL_BIT(last), &img) == RC_OK);
+        CHECK(txn_write(T[0], r, last, vals[last][last]) == RC_OK);
+        CHECK(add_col(T[0], 14, 0, 1) == RC_OK); /* seals T0's version of the row */
+        CHECK(txn_read_for_update(T[1], r, COL_BIT(other), &img) == RC_OK);
+        CHECK(txn_write(T[1], r, other, vals[last][other]) == RC_OK);
+        CHECK(txn_commit(T[1]) == RC_OK); /* no dependency on T0: commits first */
+        CHECK(txn_commit(T[0]) == RC_OK);
+        CHECK(memcmp(col_ptr(s, r->data, 0), vals[last][0], 3) == 0);
+        CHECK(memcmp(col_ptr(s, r->data, 1), vals[last][1], 3) == 0);
+    }
 }
 
 int main(void)
