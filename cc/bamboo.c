@@ -213,7 +213,7 @@ enum rc cc_commit(struct txn *t)
      * cascaded, we left the wait early: the CAS below fails with that reason. */
 #ifndef MUTANT_BAMBOO_NO_MISSED_KEY_CHECK /* mutant: no look-up of the misses after the wait */
     if (check_state(t) == RC_OK && !txn_missed_still_absent(t))
-        return txn_fail(t, AR_VALIDATION);
+        return txn_fail(t, AR_PHANTOM);
 #endif
     uint32_t st = LQ_RUNNING;
     /* relaxed: ordered against lq_wound / lq_cascade as RMWs of one location */

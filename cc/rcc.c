@@ -774,7 +774,7 @@ static enum rc precommit(struct txn *t)
      * Killed, we left the wait early: the CAS below fails with the kill's reason. */
 #ifndef MUTANT_RCC_NO_MISSED_KEY_CHECK /* mutant: no look-up of the misses after the wait */
     if (RCC_ISO == RCC_SER && killed_reason(t) == AR_COUNT && !txn_missed_still_absent(t))
-        return txn_fail(t, AR_VALIDATION);
+        return txn_fail(t, AR_PHANTOM);
 #endif
     uint64_t w = t->id << 4 | PH_RUNNING << 2;
     /* seq_cst: decides against a concurrent kill's CAS on the same word */

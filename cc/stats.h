@@ -72,6 +72,7 @@
     X(AR_USER, "user")             /* the workload rolled back (e.g. TPC-C 1% NewOrder) */  \
     X(AR_DELETED, "deleted_row")   /* the row it reached was deleted by a committed txn */  \
     X(AR_RETRY, "retry")           /* the workload saw a commit still being published */   \
+    X(AR_PHANTOM, "phantom")       /* RCC at SER, Bamboo: a key it missed exists at commit */ \
     X(AR_STOPPED, "stopped")       /* the run ended while it waited (storage/wait.h) */    \
     X(AR_EARLY, "early_abort")     /* NCC: a request aborted early (a higher timestamp) */  \
     X(AR_SAFEGUARD, "safeguard")   /* NCC: safeguard and smart retry failed */            \
