@@ -79,7 +79,7 @@ static const struct opt_def defs[] = {
     {"warmup", OK_DOUBLE, OFF(warmup_s), 0, 3600, false, "1", "seconds run before measuring"},
     {"reserve-ahead", OK_ONOFF, OFF(reserve_ahead), 0, 0, false, "on",
      "on or off: in the warm-up, growing tables allocate and fault in the rows (and their "
-     "indexes the buckets) the rest of the run will need at 1.25 times the warm-up's "
+     "indexes the buckets and overflow nodes) the rest of the run will need at 1.5 times the warm-up's "
      "insert rate (within a quarter of the memory), so the measured window faults in next to none "
      "(needs --warmup > 0; the workers pause while it reserves, which lengthens the warm-up by "
      "its time and 0.1 s; past the reservation "

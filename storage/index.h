@@ -43,8 +43,10 @@ size_t idx_hash_size(struct idx_hash *h);
 size_t idx_hash_buckets(struct idx_hash *h);
 /* Grows the index now to hold about `keys` keys without growing again (safe while others
  * use it; the own index moves every bucket itself, its new bucket array faulted in
- * first); the bytes of bucket array it allocated (0: big enough already, or INDEX=tbb,
- * which only grows as TBB does). For the warm-up, ahead of a run's inserts. */
+ * first), and reserves the overflow nodes the keys to come will chain (the own index:
+ * one per 8 keys, faulted in; past them a node is allocated when chained); the bytes it
+ * allocated (0: big enough already, or INDEX=tbb, which only grows as TBB does). For the
+ * warm-up, ahead of a run's inserts. */
 size_t idx_hash_reserve(struct idx_hash *h, size_t keys);
 /* Name of the linked implementation ("own" or "tbb"), reported in results. */
 const char *idx_hash_kind(void);

@@ -526,8 +526,9 @@ size_t catalog_reserve_ahead(const struct catalog_sizes *before, const struct ca
         rows[i] = (uint64_t)(factor * (double)grown);
         if (t->primary && now->keys[i] > before->keys[i])
             keys[i] = (size_t)(factor * (double)(now->keys[i] - before->keys[i]));
-        /* an index bucket (64 bytes) per two keys, allocated once for all of them */
-        want += (double)rows[i] * t->stride + (double)keys[i] * 32;
+        /* an index bucket (64 bytes) per two keys, allocated once for all of them, and
+         * an overflow node (64 bytes) per eight (idx_hash_reserve) */
+        want += (double)rows[i] * t->stride + (double)keys[i] * 40;
     }
     double scale = want > (double)budget ? (double)budget / want : 1;
     size_t bytes = 0;
