@@ -4,7 +4,7 @@
  * (`cur`). Each thread keeps, per pool, the block it takes lines from, in a small table
  * of its own indexed by the pool's id (THREAD_SLOTS slots: a pool whose id shares a slot
  * with another pool's takes the slot over, leaving the rest of that pool's block
- * unused). Ids are never reused, so a slot never names a destroyed pool's memory as
+ * unused; ids are consecutive, so only pools more than THREAD_SLOTS apart share one). Ids are never reused, so a slot never names a destroyed pool's memory as
  * another's.
  *
  * Invariants:
@@ -22,7 +22,10 @@
 #include "storage/mem.h"
 #include "storage/shared_writes.h"
 
-#define THREAD_SLOTS 16
+/* Slots per thread: more than the indexes a run creates (one per table, at most
+ * MAX_TABLES of storage/table.h: 32), so that their pools, numbered in order of creation,
+ * do not share one. */
+#define THREAD_SLOTS 64
 _Static_assert(LPOOL_BLOCK_BYTES % LPOOL_LINE == 0, "a block is whole lines");
 
 struct lpool_region {

@@ -7,9 +7,10 @@
  * A thread takes lines from a block of its own (LPOOL_BLOCK_BYTES, claimed from the
  * pool with one atomic add), so taking a line writes nothing shared. lpool_take returns
  * NULL once the reservation is used up: the caller then allocates as before. A thread's
- * unused rest of a block stays unused (at most one block per thread and pool, or one per
- * pool it switched from, see line_pool.c). Lines are never given back singly; the pool's
- * memory is freed by lpool_destroy.
+ * unused rest of a block stays unused: at most one block per thread and pool, unless
+ * two pools share one of the thread's slots (line_pool.c: more pools than slots), where
+ * every switch between them leaves a block's rest. Lines are never given back singly;
+ * the pool's memory is freed by lpool_destroy.
  */
 #ifndef STORAGE_LINE_POOL_H
 #define STORAGE_LINE_POOL_H
@@ -33,7 +34,7 @@ void lpool_destroy(struct lpool *p);
 size_t lpool_reserve(struct lpool *p, size_t lines);
 /* A zeroed, line-aligned LPOOL_LINE bytes, or NULL when the reservation is used up. */
 void *lpool_take(struct lpool *p);
-/* Whether `line` came from p (at lpool_destroy time: walks the regions). */
+/* Whether `line` came from p (walks the regions: for a teardown, before lpool_destroy). */
 bool lpool_owns(const struct lpool *p, const void *line);
 
 #endif

@@ -527,7 +527,9 @@ size_t catalog_reserve_ahead(const struct catalog_sizes *before, const struct ca
         if (t->primary && now->keys[i] > before->keys[i])
             keys[i] = (size_t)(factor * (double)(now->keys[i] - before->keys[i]));
         /* an index bucket (64 bytes) per two keys, allocated once for all of them, and
-         * an overflow node (64 bytes) per eight (idx_hash_reserve) */
+         * an overflow node (64 bytes) per eight (idx_hash_reserve; not counted: a top-up
+         * leaves the old region's unclaimed blocks unused, and each thread's last block
+         * its rest, storage/line_pool.h) */
         want += (double)rows[i] * t->stride + (double)keys[i] * 40;
     }
     double scale = want > (double)budget ? (double)budget / want : 1;

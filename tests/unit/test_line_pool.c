@@ -124,11 +124,11 @@ static void threads_take_disjoint_lines(void)
 
 static void pools_sharing_a_slot_stay_apart(void)
 {
-    /* ids are consecutive: among 17 pools the first and the last share a thread's slot */
-    struct lpool *p[17];
-    for (int i = 0; i < 17; i++)
+    /* ids are consecutive: among 65 pools the first and the last share a thread's slot */
+    struct lpool *p[65];
+    for (int i = 0; i < 65; i++)
         p[i] = lpool_create();
-    struct lpool *a = p[0], *b = p[16];
+    struct lpool *a = p[0], *b = p[64];
     /* each take finds the slot the other pool's: it claims a block (the rest of the
      * other's stays unused), so 8 takes need 8 blocks */
     lpool_reserve(a, 8 * BLOCK_LINES);
@@ -140,7 +140,7 @@ static void pools_sharing_a_slot_stay_apart(void)
         CHECK(lpool_owns(b, y) && !lpool_owns(a, y));
     }
     CHECK(lpool_take(a) == NULL); /* 8 blocks claimed, one line used of each */
-    for (int i = 0; i < 17; i++)
+    for (int i = 0; i < 65; i++)
         lpool_destroy(p[i]);
 }
 

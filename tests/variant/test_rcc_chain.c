@@ -182,14 +182,58 @@ static void column_disjoint_shared_word(void)
     }
 }
 
+/* Writes columns [lo, hi] of the packed row in t, the values v[lo..hi]. */
+static void write_cols(struct txn *t, struct row *r, int lo, int hi, const char *const *v)
+{
+    const unsigned char *img;
+    colmask_t cols = 0;
+    for (int c = lo; c <= hi; c++)
+        cols |= COL_BIT(c);
+    CHECK(txn_read_for_update(t, r, cols, &img) == RC_OK);
+    for (int c = lo; c <= hi; c++)
+        CHECK(txn_write(t, r, c, v[c]) == RC_OK);
+}
+
+/* RCC-C: one writer of two adjacent columns (installed as one byte range, [0, 6)) and
+ * one of the third, which shares word 0 with them and spills into word 1; each commits
+ * last once. Each commit keeps the other's bytes. */
+static void column_run_shared_words(void)
+{
+    if (strncmp(cc_alg_name, "RCC-C", 5) != 0)
+        return;
+    const struct schema *s = &packed->schema;
+    struct row *r = table_row_at(packed, 0);
+    static const char *const vals[2][3] = {{"aaa", "bbb", "ccc"}, {"ddd", "eee", "fff"}};
+    for (int run_last = 1; run_last >= 0; run_last--) { /* T0 commits last */
+        const char *const *v = vals[run_last];
+        txn_begin(T[0], false);
+        txn_begin(T[1], false);
+        if (run_last)
+            write_cols(T[0], r, 0, 1, v);
+        else
+            write_cols(T[0], r, 2, 2, v);
+        CHECK(add_col(T[0], 14, 0, 1) == RC_OK); /* seals T0's version of the row */
+        if (run_last)
+            write_cols(T[1], r, 2, 2, v);
+        else
+            write_cols(T[1], r, 0, 1, v);
+        CHECK(txn_commit(T[1]) == RC_OK); /* no dependency on T0: commits first */
+        CHECK(txn_commit(T[0]) == RC_OK);
+        for (int c = 0; c < 3; c++)
+            CHECK(memcmp(col_ptr(s, r->data, c), v[c], 3) == 0);
+    }
+}
+
 int main(void)
 {
     cc_init(4);
     tab = make_table(16, false);
-    struct schema ps; /* two packed 3-byte text columns (column_disjoint_shared_word) */
+    struct schema ps; /* three packed 3-byte text columns (the column_* cases): bytes
+                       * [0, 3), [3, 6), [6, 9), so the third spans words 0 and 1 */
     schema_init(&ps, false);
     schema_add(&ps, "x", COL_CHAR, 3);
     schema_add(&ps, "y", COL_CHAR, 3);
+    schema_add(&ps, "z", COL_CHAR, 3);
     schema_seal(&ps);
     packed = table_create("packed", &ps, 1, true);
     load_rows(packed, NULL, 0, 1, NULL, NULL);
@@ -203,6 +247,7 @@ int main(void)
     RUN_CASE(two_txn_deadlock);
     RUN_CASE(column_disjoint);
     RUN_CASE(column_disjoint_shared_word);
+    RUN_CASE(column_run_shared_words);
     for (int i = 0; i < 4; i++) {
         cc_thread_fini(T[i]);
         txn_destroy(T[i]);
