@@ -153,6 +153,18 @@ static void column_disjoint(void)
     CHECK(b == b_before + 4);
 }
 
+/* Writes columns [lo, hi] of the packed row in t, the values v[lo..hi]. */
+static void write_cols(struct txn *t, struct row *r, int lo, int hi, const char *const *v)
+{
+    const unsigned char *img;
+    colmask_t cols = 0;
+    for (int c = lo; c <= hi; c++)
+        cols |= COL_BIT(c);
+    CHECK(txn_read_for_update(t, r, cols, &img) == RC_OK);
+    for (int c = lo; c <= hi; c++)
+        CHECK(txn_write(t, r, c, v[c]) == RC_OK);
+}
+
 /* RCC-C: writers of disjoint text columns that share one word of the row: each commit
  * installs its own column's bytes and keeps the other's (a word-grain install would put
  * back the earlier writer's stale copy of its neighbour). Both ways round, so that the
@@ -164,34 +176,19 @@ static void column_disjoint_shared_word(void)
     const struct schema *s = &packed->schema;
     CHECK(s->cols[0].word_hi > s->cols[1].word_lo); /* the two columns share a word */
     struct row *r = table_row_at(packed, 0);
-    const unsigned char *img;
     static const char *const vals[2][2] = {{"xxx", "yyy"}, {"aaa", "bbb"}};
     for (int last = 0; last < 2; last++) { /* the column of the transaction that commits last */
         int other = 1 - last;
         txn_begin(T[0], false);
         txn_begin(T[1], false);
-        CHECK(txn_read_for_update(T[0], r, COL_BIT(last), &img) == RC_OK);
-        CHECK(txn_write(T[0], r, last, vals[last][last]) == RC_OK);
+        write_cols(T[0], r, last, last, vals[last]);
         CHECK(add_col(T[0], 14, 0, 1) == RC_OK); /* seals T0's version of the row */
-        CHECK(txn_read_for_update(T[1], r, COL_BIT(other), &img) == RC_OK);
-        CHECK(txn_write(T[1], r, other, vals[last][other]) == RC_OK);
+        write_cols(T[1], r, other, other, vals[last]);
         CHECK(txn_commit(T[1]) == RC_OK); /* no dependency on T0: commits first */
         CHECK(txn_commit(T[0]) == RC_OK);
         CHECK(memcmp(col_ptr(s, r->data, 0), vals[last][0], 3) == 0);
         CHECK(memcmp(col_ptr(s, r->data, 1), vals[last][1], 3) == 0);
     }
-}
-
-/* Writes columns [lo, hi] of the packed row in t, the values v[lo..hi]. */
-static void write_cols(struct txn *t, struct row *r, int lo, int hi, const char *const *v)
-{
-    const unsigned char *img;
-    colmask_t cols = 0;
-    for (int c = lo; c <= hi; c++)
-        cols |= COL_BIT(c);
-    CHECK(txn_read_for_update(t, r, cols, &img) == RC_OK);
-    for (int c = lo; c <= hi; c++)
-        CHECK(txn_write(t, r, c, v[c]) == RC_OK);
 }
 
 /* RCC-C: one writer of two adjacent columns (installed as one byte range, [0, 6)) and
