@@ -44,17 +44,21 @@ enum phase { PH_GENERATE, PH_WARMUP, PH_PAUSE, PH_MEASURE, PH_STOP };
  * the tables' sizes at its start and at its middle, then reserves what the same rate
  * needs until the window's end, RESERVE_MARGIN times over, within a quarter of the
  * machine's memory. That rate is the warm-up's coldest (its inserts fault their memory
- * in), so it samples again, from the reservation's end over the rest of the warm-up (at
- * least a quarter of it), and tops the reservation up to what that rate needs over the
- * whole window. The workers pause while it reserves (PH_PAUSE): running, they would
- * insert into what it reserves while it faults it in, and on a machine that faults in
- * slowly leave the window little of it. They run RESERVE_REWARM_S after the last pause
- * before the window starts, so it starts with warm caches (a reservation longer than
- * the warm-up lengthens the warm-up). */
-/* 1.25 left the reservation short near the window's end in some partitioned TPC-C runs:
- * the rate after the first reservation's pause, with cold caches, is below the window's */
+ * in), so it samples again, RESERVE_SETTLE_S after the reservation's end, over the rest
+ * of the warm-up (at least a quarter of it), and tops the reservation up to what that
+ * rate needs over the whole window. The workers pause while it reserves (PH_PAUSE):
+ * running, they would insert into what it reserves while it faults it in, and on a
+ * machine that faults in slowly leave the window little of it. They run
+ * RESERVE_SETTLE_S after the last pause before the window starts, so it starts with
+ * warm caches (a reservation longer than the warm-up lengthens the warm-up). */
+/* 1.25 left the reservation short near the window's end in some partitioned TPC-C runs */
 #define RESERVE_MARGIN 1.5
-#define RESERVE_REWARM_S 0.1
+/* How long the insert rate takes to climb back after a pause: faulting gigabytes in
+ * evicts the caches. Partitioned TPC-C, 2 WH, 2 threads (none, ncc, mvto; 2026-12-05):
+ * over the first 0.25 s after the pause the rate was 0.64-1.15x the window's, and a
+ * top-up sampled there left 1,800-27,000 faults in 6 of 12 windows; sampled from 0.25 s
+ * on, 0.79-1.41x (20 runs), and at most 207 faults in each of 12 windows. */
+#define RESERVE_SETTLE_S 0.25
 /* How long the reserver waits for every worker to reach a query boundary and pause: one
  * that does not (a long attempt: geo round trips, the storage model; an idle open-loop
  * client sleeping till its next arrival) runs on, and its inserts meanwhile are counted
@@ -145,16 +149,18 @@ static void *reserver_main(void *arg)
     catalog_sizes(b);
     double t1 = clock_now_s();
     rv->bytes = reserve_paused(rv, a, b, RESERVE_MARGIN * (end + rv->duration_s - t1) / (t1 - t0), c);
-    double t2 = clock_now_s();
-    rv->seconds = t2 - t1;
+    rv->seconds = clock_now_s() - t1;
+    if (rv->paused)
+        sleep_s(RESERVE_SETTLE_S);
     catalog_sizes(a);
+    double t2 = clock_now_s();
     sleep_s(end - t2 > rv->warmup_s / 4 ? end - t2 : rv->warmup_s / 4);
     catalog_sizes(b);
     double t3 = clock_now_s();
     rv->bytes += reserve_paused(rv, a, b, RESERVE_MARGIN * rv->duration_s / (t3 - t2), c);
     rv->seconds += clock_now_s() - t3;
     if (rv->paused)
-        sleep_s(RESERVE_REWARM_S);
+        sleep_s(RESERVE_SETTLE_S);
     mem_free(a);
     mem_free(b);
     mem_free(c);
