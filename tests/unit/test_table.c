@@ -2,8 +2,9 @@
  * chunks of that node, concurrently too; a scan of [0, table_nrows) finds every row handed
  * out exactly once among zero rows; switching a row_freelist's node moves its next rows to
  * that node's chunks; mem_prefault, which reserved chunks not yet published go through,
- * leaves their bytes as they are; reservations ahead that race inserters for a chunk
- * lose none of their rows. Nodes here are stream slots: on a one-node machine the
+ * leaves their bytes as they are; a reservation ahead for a placed table whose streams
+ * took no chunk in the sample still reserves; reservations ahead that race inserters for
+ * a chunk lose none of their rows. Nodes here are stream slots: on a one-node machine the
  * chunks' memory is the same, but which chunk a row comes from is what is checked. */
 #include <pthread.h>
 #include <string.h>
@@ -159,6 +160,32 @@ static void prefault_keeps_contents(void)
     mem_free_shared(p, bytes);
 }
 
+/* A sample in which a placed table's keys grew but none of its streams took a chunk (a
+ * sample shorter than a stream's use of one) still reserves it, on the stream that took
+ * its rows so far: the next chunk that stream takes is the reserved one. */
+static void placed_reserve_without_new_chunk(void)
+{
+    struct table *t = make_placed(1 << 20); /* chunks of 65536 rows */
+    struct row_freelist fl;
+    memset(&fl, 0, sizeof(fl));
+    table_freelist_set_node(&fl, 0);
+    for (uint64_t k = 1; k <= 100; k++)
+        table_new_row_from(&fl, t, k);
+    struct catalog_sizes before, now;
+    catalog_sizes(&before);
+    now = before;
+    now.keys[t->id] += 1000; /* keys grew; the streams' taken did not */
+    uint64_t rows = table_nrows(t);
+    /* 100x: 100,000 rows wanted, more than the rest of node 0's chunk */
+    CHECK(catalog_reserve_ahead(&before, &now, 100.0, (size_t)1 << 30) > 0);
+    CHECK_EQ_U(table_nrows(t), rows + ((uint64_t)1 << t->chunk_shift));
+    /* node 0 uses its chunk up, then takes the reserved one: no chunk is added */
+    for (uint64_t k = 101; k <= ((uint64_t)1 << t->chunk_shift) + 100; k++)
+        table_new_row_from(&fl, t, k);
+    CHECK_EQ_U(table_nrows(t), rows + ((uint64_t)1 << t->chunk_shift));
+    table_destroy(t);
+}
+
 /* Reservations ahead (catalog_reserve_ahead) while inserters grow a table that is not
  * placed, in chunks of 1024 rows: the reserver's chunks race the inserters' (chunk_reserve
  * loses some: an inserter publishes the chunk while the reserver prefaults its own, which
@@ -239,6 +266,7 @@ int main(void)
     RUN_CASE(concurrent_reservations);
     RUN_CASE(switching_node_moves_rows);
     RUN_CASE(prefault_keeps_contents);
+    RUN_CASE(placed_reserve_without_new_chunk);
     RUN_CASE(reserve_ahead_races_inserters);
     CHECK_EXIT();
 }
