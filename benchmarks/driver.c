@@ -46,7 +46,8 @@ enum phase { PH_GENERATE, PH_WARMUP, PH_PAUSE, PH_MEASURE, PH_STOP };
  * machine's memory. That rate is the warm-up's coldest (its inserts fault their memory
  * in), so it samples again, RESERVE_SETTLE_S after the reservation's end, over the rest
  * of the warm-up (at least a quarter of it), and tops the reservation up to what that
- * rate needs over the whole window. The workers pause while it reserves (PH_PAUSE):
+ * rate needs over the whole window; RESERVE_TOPUPS times, so the reservation covers the
+ * fastest of those samples. The workers pause while it reserves (PH_PAUSE):
  * running, they would insert into what it reserves while it faults it in, and on a
  * machine that faults in slowly leave the window little of it. They run
  * RESERVE_SETTLE_S after the last pause before the window starts, so it starts with
@@ -59,6 +60,11 @@ enum phase { PH_GENERATE, PH_WARMUP, PH_PAUSE, PH_MEASURE, PH_STOP };
  * top-up sampled there left 1,800-27,000 faults in 6 of 12 windows; sampled from 0.25 s
  * on, 0.79-1.41x (20 runs), and at most 207 faults in each of 12 windows. */
 #define RESERVE_SETTLE_S 0.25
+/* With one top-up, 4 of 60 such windows (2 WH, 2 threads, 12 variants) took 6,500-50,900
+ * faults; 3 of those runs had reserved 2.5-3.1 GB, the same variants' runs without
+ * faults 3.5-4.8 GB: their sample ran slower than the window. A top-up only adds, so a
+ * second sample at the window's pace makes up for a slow first. */
+#define RESERVE_TOPUPS 2
 /* How long the reserver waits for every worker to reach a query boundary and pause: one
  * that does not (a long attempt: geo round trips, the storage model; an idle open-loop
  * client sleeping till its next arrival) runs on, and its inserts meanwhile are counted
@@ -123,16 +129,18 @@ static bool catalog_grew(const struct catalog_sizes *a, const struct catalog_siz
 }
 
 /* Reserves for growth from a to b, `factor` times over, with the workers paused (not
- * paused when nothing grew: YCSB, geo runs); c is scratch. */
+ * paused when nothing grew: YCSB, geo runs), within what is left of a quarter of the
+ * machine's memory after the reservations before (rv->bytes); c is scratch. */
 static size_t reserve_paused(struct reserver *rv, const struct catalog_sizes *a,
                              const struct catalog_sizes *b, double factor, struct catalog_sizes *c)
 {
-    if (!catalog_grew(a, b))
+    size_t budget = mem_phys_bytes() / 4;
+    if (!catalog_grew(a, b) || rv->bytes >= budget)
         return 0;
     rv->paused = true;
     pause_workers(rv->nworkers);
     uint64_t keys = catalog_keys(c);
-    size_t bytes = catalog_reserve_ahead(a, b, factor, mem_phys_bytes() / 4);
+    size_t bytes = catalog_reserve_ahead(a, b, factor, budget - rv->bytes);
     rv->rows_during += catalog_keys(c) - keys;
     resume_workers();
     return bytes;
@@ -148,17 +156,20 @@ static void *reserver_main(void *arg)
     sleep_s(rv->warmup_s / 2);
     catalog_sizes(b);
     double t1 = clock_now_s();
-    rv->bytes = reserve_paused(rv, a, b, RESERVE_MARGIN * (end + rv->duration_s - t1) / (t1 - t0), c);
+    rv->bytes += reserve_paused(rv, a, b, RESERVE_MARGIN * (end + rv->duration_s - t1) / (t1 - t0), c);
     rv->seconds = clock_now_s() - t1;
-    if (rv->paused)
-        sleep_s(RESERVE_SETTLE_S);
-    catalog_sizes(a);
-    double t2 = clock_now_s();
-    sleep_s(end - t2 > rv->warmup_s / 4 ? end - t2 : rv->warmup_s / 4);
-    catalog_sizes(b);
-    double t3 = clock_now_s();
-    rv->bytes += reserve_paused(rv, a, b, RESERVE_MARGIN * rv->duration_s / (t3 - t2), c);
-    rv->seconds += clock_now_s() - t3;
+    /* (nothing grew, nothing paused: YCSB needs no second round) */
+    for (int round = 0; round < RESERVE_TOPUPS && (round == 0 || rv->paused); round++) {
+        if (rv->paused)
+            sleep_s(RESERVE_SETTLE_S);
+        catalog_sizes(a);
+        double t2 = clock_now_s();
+        sleep_s(end - t2 > rv->warmup_s / 4 ? end - t2 : rv->warmup_s / 4);
+        catalog_sizes(b);
+        double t3 = clock_now_s();
+        rv->bytes += reserve_paused(rv, a, b, RESERVE_MARGIN * rv->duration_s / (t3 - t2), c);
+        rv->seconds += clock_now_s() - t3;
+    }
     if (rv->paused)
         sleep_s(RESERVE_SETTLE_S);
     mem_free(a);

@@ -518,10 +518,31 @@ static size_t reserve_rows_ahead(struct table *t, uint64_t rows, const uint64_t 
     return bytes;
 }
 
+/* Rows of t reserved ahead and not handed out yet: a placed table's streams' rests of
+ * their chunks and their spares, else the populated rows past nrows. */
+static uint64_t rows_ahead(struct table *t)
+{
+    uint64_t ahead = 0;
+    if (t->streams) {
+        for (int k = 0; k <= TABLE_MAX_NODES; k++) {
+            struct table_stream *st = &t->streams[k];
+            pthread_mutex_lock(&st->lock);
+            ahead += st->end - st->next + st->spare_rows;
+            pthread_mutex_unlock(&st->lock);
+        }
+        return ahead;
+    }
+    uint64_t n = table_nrows(t);
+    pthread_mutex_lock(&t->chunk_lock);
+    ahead = t->populated > n ? t->populated - n : 0;
+    pthread_mutex_unlock(&t->chunk_lock);
+    return ahead;
+}
+
 size_t catalog_reserve_ahead(const struct catalog_sizes *before, const struct catalog_sizes *now,
                              double factor, size_t budget)
 {
-    uint64_t rows[MAX_TABLES] = {0};
+    uint64_t rows[MAX_TABLES] = {0}, ahead[MAX_TABLES] = {0};
     size_t keys[MAX_TABLES] = {0};
     double want = 0;
     for (int i = 0; i < now->ntables && i < before->ntables; i++) {
@@ -533,20 +554,24 @@ size_t catalog_reserve_ahead(const struct catalog_sizes *before, const struct ca
         if (!t || !grown)
             continue;
         rows[i] = (uint64_t)(factor * (double)grown);
+        ahead[i] = rows_ahead(t);
         if (t->primary && now->keys[i] > before->keys[i])
             keys[i] = (size_t)(factor * (double)(now->keys[i] - before->keys[i]));
-        /* an index bucket (64 bytes) per two keys, allocated once for all of them, and
-         * an overflow node (64 bytes) per eight (idx_hash_reserve; not counted: a top-up
-         * leaves the old region's unclaimed blocks unused, and each thread's last block
-         * its rest, storage/line_pool.h) */
-        want += (double)rows[i] * t->stride + (double)keys[i] * 40;
+        /* the rows still missing (a top-up's budget is what is left after the calls
+         * before); an index bucket (64 bytes) per two keys, allocated once for all of
+         * them, and an overflow node (64 bytes) per eight (idx_hash_reserve; not counted:
+         * a top-up leaves the old region's unclaimed blocks unused, and each thread's
+         * last block its rest, storage/line_pool.h) */
+        want += (double)(rows[i] > ahead[i] ? rows[i] - ahead[i] : 0) * t->stride +
+                (double)keys[i] * 40;
     }
     double scale = want > (double)budget ? (double)budget / want : 1;
     size_t bytes = 0;
     for (int i = 0; i < now->ntables; i++) {
         if (!rows[i])
             continue;
-        bytes += reserve_rows_ahead(catalog[i], (uint64_t)(scale * (double)rows[i]),
+        uint64_t missing = rows[i] > ahead[i] ? rows[i] - ahead[i] : 0;
+        bytes += reserve_rows_ahead(catalog[i], ahead[i] + (uint64_t)(scale * (double)missing),
                                     before->stream_rows[i], now->stream_rows[i]);
         if (keys[i])
             bytes += idx_hash_reserve(catalog[i]->primary,

@@ -220,9 +220,10 @@ void catalog_sizes(struct catalog_sizes *s);
  * the loaded chunks keep huge pages for their random accesses. */
 void catalog_loaded(void);
 /* Has every table hold, reserved ahead of what it handed out, `factor` times its growth
- * from `before` to `now` (rows, and its primary index room for as many more keys),
- * scaled down so all of it fits `budget` bytes; reserves only what is missing, so a
- * second call with a fresher rate tops the first one up. A placed table's rows are split
+ * from `before` to `now` (rows, and its primary index room for as many more keys);
+ * reserves only what is missing, so a second call with a fresher rate tops the first
+ * one up, and scales what is missing down so it fits `budget` bytes (a caller that
+ * bounds all its calls together passes what is left). A placed table's rows are split
  * over the streams that grew, in proportion, in whole chunks on each one's node. Returns
  * the bytes it reserved. */
 size_t catalog_reserve_ahead(const struct catalog_sizes *before, const struct catalog_sizes *now,

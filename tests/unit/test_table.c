@@ -3,8 +3,8 @@
  * out exactly once among zero rows; switching a row_freelist's node moves its next rows to
  * that node's chunks; mem_prefault, which reserved chunks not yet published go through,
  * leaves their bytes as they are; a reservation ahead for a placed table whose streams
- * took no chunk in the sample still reserves; reservations ahead that race inserters for
- * a chunk lose none of their rows. Nodes here are stream slots: on a one-node machine the
+ * took no chunk in the sample still reserves; a reservation stays within its budget;
+ * reservations ahead that race inserters for a chunk lose none of their rows. Nodes here are stream slots: on a one-node machine the
  * chunks' memory is the same, but which chunk a row comes from is what is checked. */
 #include <pthread.h>
 #include <string.h>
@@ -186,6 +186,29 @@ static void placed_reserve_without_new_chunk(void)
     table_destroy(t);
 }
 
+/* A reservation stays within its budget (but for the rest of a chunk), whatever the
+ * growth asks for; with nothing left, a top-up reserves nothing. */
+static void reserve_ahead_within_budget(void)
+{
+    struct schema s;
+    schema_init(&s, false);
+    schema_add(&s, "v", COL_INT64, 8);
+    schema_seal(&s);
+    struct table *t = table_create("bounded", &s, 1, false);
+    for (uint64_t k = 1; k <= 100; k++)
+        table_new_row(t, k);
+    struct catalog_sizes before, now;
+    catalog_sizes(&before);
+    now = before;
+    now.rows[t->id] += 1000;
+    size_t chunk_bytes = ((size_t)1 << t->chunk_shift) * t->stride, budget = 64 * chunk_bytes;
+    size_t bytes = catalog_reserve_ahead(&before, &now, 1e6, budget); /* asks for 1e9 rows */
+    CHECK(bytes > 0);
+    CHECK(bytes <= budget + chunk_bytes);
+    CHECK_EQ_U(catalog_reserve_ahead(&before, &now, 1e6, 0), 0);
+    table_destroy(t);
+}
+
 /* Reservations ahead (catalog_reserve_ahead) while inserters grow a table that is not
  * placed, in chunks of 1024 rows: the reserver's chunks race the inserters' (chunk_reserve
  * loses some: an inserter publishes the chunk while the reserver prefaults its own, which
@@ -267,6 +290,7 @@ int main(void)
     RUN_CASE(switching_node_moves_rows);
     RUN_CASE(prefault_keeps_contents);
     RUN_CASE(placed_reserve_without_new_chunk);
+    RUN_CASE(reserve_ahead_within_budget);
     RUN_CASE(reserve_ahead_races_inserters);
     CHECK_EXIT();
 }
