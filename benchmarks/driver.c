@@ -45,13 +45,15 @@ enum phase { PH_GENERATE, PH_WARMUP, PH_PAUSE, PH_MEASURE, PH_STOP };
  * needs until the window's end, RESERVE_MARGIN times over, within a quarter of the
  * machine's memory. That rate is the warm-up's coldest (its inserts fault their memory
  * in), so it samples again, RESERVE_SETTLE_S after the reservation's end, over the rest
- * of the warm-up (at least a quarter of it), and tops the reservation up to what that
- * rate needs over the whole window; RESERVE_TOPUPS times, so the reservation covers the
- * fastest of those samples. The workers pause while it reserves (PH_PAUSE):
- * running, they would insert into what it reserves while it faults it in, and on a
- * machine that faults in slowly leave the window little of it. They run
+ * of the warm-up (at least a quarter of it, at most RESERVE_SAMPLE_MAX_S), and tops the
+ * reservation up to what that rate needs over the whole window; RESERVE_TOPUPS times, so
+ * the reservation covers the fastest of those samples. The workers pause while it
+ * reserves (PH_PAUSE): running, they would insert into what it reserves while it faults
+ * it in, and on a machine that faults in slowly leave the window little of it. They run
  * RESERVE_SETTLE_S after the last pause before the window starts, so it starts with
- * warm caches (a reservation longer than the warm-up lengthens the warm-up). */
+ * warm caches. A run that inserts thus warms up longer than --warmup: by the
+ * reservations' time, the settles and the top-ups' samples past its end (a 1 s warm-up:
+ * about 0.75 s more, plus the reservations' time); one that inserts nothing, as asked. */
 /* 1.25 left the reservation short near the window's end in some partitioned TPC-C runs */
 #define RESERVE_MARGIN 1.5
 /* How long the insert rate takes to climb back after a pause: faulting gigabytes in
@@ -65,6 +67,9 @@ enum phase { PH_GENERATE, PH_WARMUP, PH_PAUSE, PH_MEASURE, PH_STOP };
  * faults 3.5-4.8 GB: their sample ran slower than the window. A top-up only adds, so a
  * second sample at the window's pace makes up for a slow first. */
 #define RESERVE_TOPUPS 2
+/* A top-up's sample past the warm-up's end lasts a quarter of the warm-up, at most this
+ * long (the warm-up grows by it). */
+#define RESERVE_SAMPLE_MAX_S 0.5
 /* How long the reserver waits for every worker to reach a query boundary and pause: one
  * that does not (a long attempt: geo round trips, the storage model; an idle open-loop
  * client sleeping till its next arrival) runs on, and its inserts meanwhile are counted
@@ -158,13 +163,18 @@ static void *reserver_main(void *arg)
     double t1 = clock_now_s();
     rv->bytes += reserve_paused(rv, a, b, RESERVE_MARGIN * (end + rv->duration_s - t1) / (t1 - t0), c);
     rv->seconds = clock_now_s() - t1;
-    /* (nothing grew, nothing paused: YCSB needs no second round) */
-    for (int round = 0; round < RESERVE_TOPUPS && (round == 0 || rv->paused); round++) {
+    /* a sample lasts the rest of the warm-up, at least a quarter of it, up to
+     * RESERVE_SAMPLE_MAX_S past its end */
+    double least = rv->warmup_s / 4 < RESERVE_SAMPLE_MAX_S ? rv->warmup_s / 4 : RESERVE_SAMPLE_MAX_S;
+    /* (nothing grew, nothing paused: YCSB needs no second round; nor does a spent budget) */
+    for (int round = 0; round < RESERVE_TOPUPS &&
+                        (round == 0 || (rv->paused && rv->bytes < mem_phys_bytes() / 4));
+         round++) {
         if (rv->paused)
             sleep_s(RESERVE_SETTLE_S);
         catalog_sizes(a);
         double t2 = clock_now_s();
-        sleep_s(end - t2 > rv->warmup_s / 4 ? end - t2 : rv->warmup_s / 4);
+        sleep_s(end - t2 > least ? end - t2 : least);
         catalog_sizes(b);
         double t3 = clock_now_s();
         rv->bytes += reserve_paused(rv, a, b, RESERVE_MARGIN * rv->duration_s / (t3 - t2), c);

@@ -400,37 +400,57 @@ void catalog_sizes(struct catalog_sizes *s)
     }
 }
 
-/* A placed table's `rows` ahead for the streams that grew from before[] to now[] (their
- * `taken`), each its share of the growth less what it holds ahead already (the rest of
- * its chunk, its spares): whole chunks allocated on the stream's node, faulted in, and
- * queued as the stream's spares (a stream that did not grow gets none: the loader's is
- * done growing). `taken` grows a chunk at a time, and a sample shorter than a
- * stream's use of one may see none grow while the table's keys did (partitioned TPC-C at
- * 1 WH, 1 thread: HISTORY takes a chunk of 65,536 rows about every 0.4 s, the warm-up's
- * second sample lasts 0.25 s): then the streams share it by what each took so far (the
- * loader takes a warehouse's rows from its owner's stream), so such a table is reserved
- * for all the same (without it, 2 of 6 windows took 24,000-32,000 faults in chunks
- * taken in the window). */
-static size_t reserve_placed_ahead(struct table *t, uint64_t rows, const uint64_t *before,
-                                   const uint64_t *now)
+/* The shares of a placed table's growth from before[] to now[] among its streams (their
+ * `taken`) in share[]; returns their sum (0: no stream took rows). A stream that did not
+ * grow gets none: the loader's is done growing. `taken` grows a chunk at a time, and a
+ * sample shorter than a stream's use of one may see none grow while the table's keys did
+ * (partitioned TPC-C at 1 WH, 1 thread: HISTORY takes a chunk of 65,536 rows about every
+ * 0.4 s, the warm-up's second sample lasts 0.25 s): then the streams share it by what
+ * each took so far (the loader takes a warehouse's rows from its owner's stream), so such
+ * a table is reserved for all the same (without it, 2 of 6 windows took 24,000-32,000
+ * faults in chunks taken in the window). */
+static uint64_t stream_shares(const uint64_t *before, const uint64_t *now, uint64_t *share)
 {
     uint64_t grown = 0, total = 0;
     for (int k = 0; k <= TABLE_MAX_NODES; k++) {
         grown += now[k] > before[k] ? now[k] - before[k] : 0;
         total += now[k];
     }
-    uint64_t per_chunk = (uint64_t)1 << t->chunk_shift;
-    size_t chunk_bytes = per_chunk * t->stride, bytes = 0;
-    for (int k = 0; (grown || total) && k <= TABLE_MAX_NODES; k++) {
-        uint64_t share = grown ? (now[k] > before[k] ? now[k] - before[k] : 0) : now[k];
-        if (!share)
+    for (int k = 0; k <= TABLE_MAX_NODES; k++)
+        share[k] = grown ? (now[k] > before[k] ? now[k] - before[k] : 0) : now[k];
+    return grown ? grown : total;
+}
+
+/* The rows each stream of placed t lacks (missing[k]) to hold its share of `rows` ahead,
+ * beyond what it holds already (the rest of its chunk, its spares); their sum. */
+static uint64_t placed_missing(struct table *t, uint64_t rows, const uint64_t *before,
+                               const uint64_t *now, uint64_t *missing)
+{
+    uint64_t share[TABLE_MAX_NODES + 1], sum = stream_shares(before, now, share), all = 0;
+    for (int k = 0; k <= TABLE_MAX_NODES; k++) {
+        missing[k] = 0;
+        if (!sum || !share[k])
             continue;
         struct table_stream *st = &t->streams[k];
-        uint64_t want = (uint64_t)((double)share / (double)(grown ? grown : total) * (double)rows);
+        uint64_t want = (uint64_t)((double)share[k] / (double)sum * (double)rows);
         pthread_mutex_lock(&st->lock);
         uint64_t ahead = st->end - st->next + st->spare_rows;
         pthread_mutex_unlock(&st->lock);
-        uint64_t chunks = want > ahead ? (want - ahead + per_chunk - 1) / per_chunk : 0;
+        missing[k] = want > ahead ? want - ahead : 0;
+        all += missing[k];
+    }
+    return all;
+}
+
+/* missing[k] more rows ahead for each stream k of placed t: whole chunks allocated on the
+ * stream's node, faulted in, and queued as the stream's spares. */
+static size_t reserve_placed_ahead(struct table *t, const uint64_t *missing)
+{
+    uint64_t per_chunk = (uint64_t)1 << t->chunk_shift;
+    size_t chunk_bytes = per_chunk * t->stride, bytes = 0;
+    for (int k = 0; k <= TABLE_MAX_NODES; k++) {
+        struct table_stream *st = &t->streams[k];
+        uint64_t chunks = (missing[k] + per_chunk - 1) / per_chunk;
         for (uint64_t j = 0; j < chunks; j++) {
             unsigned char *p = chunk_alloc(chunk_bytes, k - 1, true);
             mem_prefault(p, chunk_bytes); /* not yet published */
@@ -489,60 +509,47 @@ static void chunk_reserve(struct table *t, uint64_t c, size_t chunk_bytes)
     }
 }
 
-/* Allocates and faults in t's chunks for rows [nrows, nrows + rows), those not faulted in
- * ahead already (a placed table: see reserve_placed_ahead); its bytes. Safe against
- * inserters: a chunk is published once, and one they may be writing is only populated,
- * which changes no byte. */
-static size_t reserve_rows_ahead(struct table *t, uint64_t rows, const uint64_t *before,
-                                 const uint64_t *now)
+/* The rows t (not placed) lacks to hold `rows` ahead of nrows, beyond the populated ones. */
+static uint64_t flat_missing(struct table *t, uint64_t rows)
 {
-    if (rows && t->streams)
-        return reserve_placed_ahead(t, rows, before, now);
-    uint64_t from = table_nrows(t), last = from + rows - 1;
-    if (rows == 0 || (last >> t->chunk_shift) >= t->max_chunks)
-        return 0;
+    uint64_t n = table_nrows(t);
     pthread_mutex_lock(&t->chunk_lock);
-    uint64_t done = t->populated;
+    uint64_t ahead = t->populated > n ? t->populated - n : 0;
     pthread_mutex_unlock(&t->chunk_lock);
-    if (done > from)
-        from = done;
+    return rows > ahead ? rows - ahead : 0;
+}
+
+/* Allocates and faults in the chunks of t (not placed) for `more` rows past those reserved
+ * ahead already (past max(nrows, populated)); its bytes. Safe against inserters: a chunk
+ * is published once, and one they may be writing is only populated, which changes no
+ * byte. */
+static size_t reserve_flat_ahead(struct table *t, uint64_t more)
+{
+    uint64_t from = table_nrows(t);
+    pthread_mutex_lock(&t->chunk_lock);
+    if (t->populated > from)
+        from = t->populated;
+    pthread_mutex_unlock(&t->chunk_lock);
+    uint64_t last = from + more - 1;
+    if (more == 0 || (last >> t->chunk_shift) >= t->max_chunks)
+        return 0;
     size_t chunk_bytes = ((size_t)1 << t->chunk_shift) * t->stride, bytes = 0;
-    for (uint64_t c = from >> t->chunk_shift; from <= last && c <= last >> t->chunk_shift; c++) {
+    for (uint64_t c = from >> t->chunk_shift; c <= last >> t->chunk_shift; c++) {
         chunk_reserve(t, c, chunk_bytes);
         bytes += chunk_bytes;
     }
     pthread_mutex_lock(&t->chunk_lock);
-    if (from <= last && t->populated < ((last >> t->chunk_shift) + 1) << t->chunk_shift)
+    if (t->populated < ((last >> t->chunk_shift) + 1) << t->chunk_shift)
         t->populated = ((last >> t->chunk_shift) + 1) << t->chunk_shift;
     pthread_mutex_unlock(&t->chunk_lock);
     return bytes;
 }
 
-/* Rows of t reserved ahead and not handed out yet: a placed table's streams' rests of
- * their chunks and their spares, else the populated rows past nrows. */
-static uint64_t rows_ahead(struct table *t)
-{
-    uint64_t ahead = 0;
-    if (t->streams) {
-        for (int k = 0; k <= TABLE_MAX_NODES; k++) {
-            struct table_stream *st = &t->streams[k];
-            pthread_mutex_lock(&st->lock);
-            ahead += st->end - st->next + st->spare_rows;
-            pthread_mutex_unlock(&st->lock);
-        }
-        return ahead;
-    }
-    uint64_t n = table_nrows(t);
-    pthread_mutex_lock(&t->chunk_lock);
-    ahead = t->populated > n ? t->populated - n : 0;
-    pthread_mutex_unlock(&t->chunk_lock);
-    return ahead;
-}
-
 size_t catalog_reserve_ahead(const struct catalog_sizes *before, const struct catalog_sizes *now,
                              double factor, size_t budget)
 {
-    uint64_t rows[MAX_TABLES] = {0}, ahead[MAX_TABLES] = {0};
+    uint64_t rows[MAX_TABLES] = {0}, missing[MAX_TABLES] = {0};
+    uint64_t stream_missing[TABLE_MAX_NODES + 1];
     size_t keys[MAX_TABLES] = {0};
     double want = 0;
     for (int i = 0; i < now->ntables && i < before->ntables; i++) {
@@ -554,28 +561,37 @@ size_t catalog_reserve_ahead(const struct catalog_sizes *before, const struct ca
         if (!t || !grown)
             continue;
         rows[i] = (uint64_t)(factor * (double)grown);
-        ahead[i] = rows_ahead(t);
+        missing[i] = t->streams ? placed_missing(t, rows[i], before->stream_rows[i],
+                                                 now->stream_rows[i], stream_missing)
+                                : flat_missing(t, rows[i]);
         if (t->primary && now->keys[i] > before->keys[i])
             keys[i] = (size_t)(factor * (double)(now->keys[i] - before->keys[i]));
-        /* the rows still missing (a top-up's budget is what is left after the calls
-         * before); an index bucket (64 bytes) per two keys, allocated once for all of
-         * them, and an overflow node (64 bytes) per eight (idx_hash_reserve; not counted:
-         * a top-up leaves the old region's unclaimed blocks unused, and each thread's
-         * last block its rest, storage/line_pool.h) */
-        want += (double)(rows[i] > ahead[i] ? rows[i] - ahead[i] : 0) * t->stride +
-                (double)keys[i] * 40;
+        /* the rows still missing count against the budget (a top-up's is what is left
+         * after the calls before); an index bucket (64 bytes) per two keys, allocated
+         * once for all of them, and an overflow node (64 bytes) per eight
+         * (idx_hash_reserve; not counted: a top-up leaves the old region's unclaimed
+         * blocks unused, and each thread's last block its rest, storage/line_pool.h) */
+        want += (double)missing[i] * t->stride + (double)keys[i] * 40;
     }
     double scale = want > (double)budget ? (double)budget / want : 1;
     size_t bytes = 0;
     for (int i = 0; i < now->ntables; i++) {
+        struct table *t = catalog[i];
         if (!rows[i])
             continue;
-        uint64_t missing = rows[i] > ahead[i] ? rows[i] - ahead[i] : 0;
-        bytes += reserve_rows_ahead(catalog[i], ahead[i] + (uint64_t)(scale * (double)missing),
-                                    before->stream_rows[i], now->stream_rows[i]);
+        if (t->streams) {
+            /* the same shares as above: the workers are paused (or, in a test, the table's
+             * streams took no rows since) */
+            placed_missing(t, rows[i], before->stream_rows[i], now->stream_rows[i],
+                           stream_missing);
+            for (int k = 0; k <= TABLE_MAX_NODES; k++)
+                stream_missing[k] = (uint64_t)(scale * (double)stream_missing[k]);
+            bytes += reserve_placed_ahead(t, stream_missing);
+        } else {
+            bytes += reserve_flat_ahead(t, (uint64_t)(scale * (double)missing[i]));
+        }
         if (keys[i])
-            bytes += idx_hash_reserve(catalog[i]->primary,
-                                      now->keys[i] + (size_t)(scale * (double)keys[i]));
+            bytes += idx_hash_reserve(t->primary, now->keys[i] + (size_t)(scale * (double)keys[i]));
     }
     return bytes;
 }

@@ -187,7 +187,8 @@ static void placed_reserve_without_new_chunk(void)
 }
 
 /* A reservation stays within its budget (but for the rest of a chunk), whatever the
- * growth asks for; with nothing left, a top-up reserves nothing. */
+ * growth asks for, a placed table's too; a top-up's budget goes to the rows still
+ * missing; with nothing left, a top-up reserves nothing. */
 static void reserve_ahead_within_budget(void)
 {
     struct schema s;
@@ -205,8 +206,30 @@ static void reserve_ahead_within_budget(void)
     size_t bytes = catalog_reserve_ahead(&before, &now, 1e6, budget); /* asks for 1e9 rows */
     CHECK(bytes > 0);
     CHECK(bytes <= budget + chunk_bytes);
+    /* a top-up given as much again adds about as much: only the rows still missing count
+     * against its budget, not those the first call reserved */
+    size_t more = catalog_reserve_ahead(&before, &now, 1e6, budget);
+    CHECK(more + chunk_bytes >= budget);
+    CHECK(more <= budget + chunk_bytes);
     CHECK_EQ_U(catalog_reserve_ahead(&before, &now, 1e6, 0), 0);
     table_destroy(t);
+
+    /* a placed table: its streams' chunks within the budget too */
+    struct table *p = make_placed(1 << 20);
+    struct row_freelist fl;
+    memset(&fl, 0, sizeof(fl));
+    table_freelist_set_node(&fl, 0);
+    for (uint64_t k = 1; k <= 100; k++)
+        table_new_row_from(&fl, p, k);
+    catalog_sizes(&before);
+    now = before;
+    now.keys[p->id] += 1000;
+    chunk_bytes = ((size_t)1 << p->chunk_shift) * p->stride;
+    budget = 4 * chunk_bytes;
+    bytes = catalog_reserve_ahead(&before, &now, 1e6, budget);
+    CHECK(bytes + chunk_bytes >= budget);
+    CHECK(bytes <= budget + chunk_bytes);
+    table_destroy(p);
 }
 
 /* Reservations ahead (catalog_reserve_ahead) while inserters grow a table that is not
