@@ -28,6 +28,17 @@ static struct table *make_placed(uint64_t hint)
     return table_create_placed("placed", &s, hint, false);
 }
 
+/* A table that is not placed, of one int64 column, created with a hint of one row
+ * (chunks of 1024 rows). */
+static struct table *make_flat(const char *name)
+{
+    struct schema s;
+    schema_init(&s, false);
+    schema_add(&s, "v", COL_INT64, 8);
+    schema_seal(&s);
+    return table_create(name, &s, 1, false);
+}
+
 /* key: 1 + (slot * THREADS + thread) * ROWS_EACH + i, so a key names its node's slot */
 static uint64_t key_of(int slot, int thread, uint64_t i)
 {
@@ -191,11 +202,7 @@ static void placed_reserve_without_new_chunk(void)
  * missing; with nothing left, a top-up reserves nothing. */
 static void reserve_ahead_within_budget(void)
 {
-    struct schema s;
-    schema_init(&s, false);
-    schema_add(&s, "v", COL_INT64, 8);
-    schema_seal(&s);
-    struct table *t = table_create("bounded", &s, 1, false);
+    struct table *t = make_flat("bounded");
     for (uint64_t k = 1; k <= 100; k++)
         table_new_row(t, k);
     struct catalog_sizes before, now;
@@ -260,11 +267,7 @@ static void *grow(void *p)
 
 static void reserve_ahead_races_inserters(void)
 {
-    struct schema s;
-    schema_init(&s, false);
-    schema_add(&s, "v", COL_INT64, 8);
-    schema_seal(&s);
-    struct table *t = table_create("grown", &s, 1, false);
+    struct table *t = make_flat("grown");
     CHECK_EQ_U(t->chunk_shift, 10);
     _Atomic int running = GROWERS;
     pthread_t th[GROWERS];
