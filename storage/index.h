@@ -26,8 +26,18 @@ struct row;
 /* ---- hash index ---- */
 struct idx_hash;
 
-/* Creates an index sized for about `expected` keys (it grows beyond: both kinds resize). */
-struct idx_hash *idx_hash_create(size_t expected);
+/* Creates an index sized for about `expected` keys (it grows beyond: both kinds resize).
+ * cluster_bits > 0 (at most IDX_MAX_CLUSTER_BITS) asks the own index to keep neighbours
+ * together: keys equal above their low cluster_bits bits fall into one block of
+ * 2^cluster_bits consecutive buckets, at their low bits' offset, where the rest of the
+ * key's hash places the block. For keys that come in runs (TPC-C's lines of one order, a
+ * district's next orders, a thread's history rows), a run's look-ups and inserts then
+ * touch one page of buckets, not one page per key: on a machine whose TLB misses are
+ * dear, the bulk of a random bucket access. Keys whose low bits are not spread (all
+ * multiples of 64, say) would crowd a few buckets of each block: 0 hashes the whole key.
+ * INDEX=tbb hashes its own way and ignores it. */
+#define IDX_MAX_CLUSTER_BITS 12
+struct idx_hash *idx_hash_create(size_t expected, unsigned cluster_bits);
 void idx_hash_destroy(struct idx_hash *h);
 /* Inserts key -> row. Returns false (and changes nothing) if the key is present. */
 bool idx_hash_insert(struct idx_hash *h, uint64_t key, struct row *row);

@@ -6,7 +6,10 @@
  * Layout: a table is a power-of-two array of buckets, each one cache line holding a
  * sequence word, BUCKET_SLOTS (key, row) slots and a pointer to an overflow node. Overflow
  * nodes have the same layout (their seq word is unused) and are chained from the bucket.
- * A key lives in bucket mix(key) & mask of the current table.
+ * A key lives in bucket hv(key) & mask of the current table, where hv is mix(key), or with
+ * cluster bits c (idx_hash_create) mix(key >> c) << c | the key's low c bits: keys equal
+ * above their low c bits share a block of 2^c buckets (one 4 KiB page at c = 6), so a run
+ * of neighbouring keys touches one page. Growth only needs hv to be a function of the key.
  *
  * Invariants:
  *   1. A slot is live iff its row is non-NULL (so every uint64_t key is valid and a row
@@ -112,9 +115,17 @@ struct idx_count {
 struct idx_hash {
     _Atomic(struct idx_table *) cur; /* every operation starts here */
     _Atomic bool growing;            /* a mover is at work (one at a time) */
+    unsigned cluster;                /* cluster bits, fixed at creation (read-only) */
     struct lpool *nodes;             /* overflow nodes reserved ahead (idx_hash_reserve) */
     struct idx_count counts[COUNT_STRIPES];
 };
+
+/* The key's hash, whose low bits pick its bucket (see the top comment). */
+static inline uint64_t idx_hv(const struct idx_hash *h, uint64_t key)
+{
+    unsigned c = h->cluster;
+    return hash_mix(key >> c) << c | (key & (((uint64_t)1 << c) - 1));
+}
 
 /* Small allocations (the handle, tables, overflow nodes): zeroed, cache-line aligned, from
  * the memory module (which exits on failure). Bucket arrays are shared regions. */
@@ -155,8 +166,13 @@ static void idx_table_free(struct idx_hash *h, struct idx_table *tb)
     mem_free(tb);
 }
 
-struct idx_hash *idx_hash_create(size_t expected)
+struct idx_hash *idx_hash_create(size_t expected, unsigned cluster_bits)
 {
+    if (cluster_bits > IDX_MAX_CLUSTER_BITS) {
+        fprintf(stderr, "index: %u cluster bits, more than %d\n", cluster_bits,
+                IDX_MAX_CLUSTER_BITS);
+        exit(1);
+    }
     /* Two slots per expected key, rounded up to a power of two of buckets: on average
      * 0.75 to 1.5 keys per 3-slot bucket, so most lookups touch one cache line. */
     size_t want = expected / BUCKET_SLOTS * 2 + 1;
@@ -165,6 +181,7 @@ struct idx_hash *idx_hash_create(size_t expected)
         bits++;
     struct idx_hash *h = idx_alloc(sizeof *h);
     atomic_init(&h->cur, idx_table_new(bits));
+    h->cluster = cluster_bits;
     h->nodes = lpool_create();
     return h;
 }
@@ -259,7 +276,7 @@ static __attribute__((noinline)) struct row *idx_get_contended(struct idx_table 
 struct row *idx_hash_get(struct idx_hash *h, uint64_t key)
 {
     struct idx_table *tb = idx_cur(h);
-    uint64_t hv = hash_mix(key);
+    uint64_t hv = idx_hv(h, key);
     struct row *row;
     if (__builtin_expect(idx_try_get(&tb->buckets[hv & tb->mask], key, &row) == 0, 1))
         return row;
@@ -269,7 +286,7 @@ struct row *idx_hash_get(struct idx_hash *h, uint64_t key)
 void idx_hash_prefetch(struct idx_hash *h, uint64_t key)
 {
     struct idx_table *tb = idx_cur(h); /* a table replaced meanwhile only makes it miss */
-    __builtin_prefetch(&tb->buckets[hash_mix(key) & tb->mask], 0);
+    __builtin_prefetch(&tb->buckets[idx_hv(h, key) & tb->mask], 0);
 }
 
 /* One try to lock head's chain from seq, its value just loaded: false if it is locked or
@@ -397,7 +414,7 @@ static void idx_move_bucket(struct idx_hash *h, struct idx_table *tb, struct idx
             if (row == NULL)
                 continue;
             uint64_t key = atomic_load_explicit(&b->slots[k].key, memory_order_relaxed);
-            idx_chain_append(h, &nt->buckets[hash_mix(key) & nt->mask], key, row);
+            idx_chain_append(h, &nt->buckets[idx_hv(h, key) & nt->mask], key, row);
         }
     /* release: publishes the new buckets' keys to whoever acquires MOVED */
     SHW(SHW_INDEX);
@@ -488,7 +505,7 @@ size_t idx_hash_size(struct idx_hash *h)
 bool idx_hash_insert(struct idx_hash *h, uint64_t key, struct row *row)
 {
     assert(row != NULL); /* invariant 1 */
-    uint64_t hv = hash_mix(key), locked;
+    uint64_t hv = idx_hv(h, key), locked;
     struct idx_table *tb;
     struct idx_bucket *head = idx_bucket_lock(h, hv, &tb, &locked);
     struct idx_slot *empty;
@@ -521,7 +538,7 @@ bool idx_hash_insert(struct idx_hash *h, uint64_t key, struct row *row)
 
 bool idx_hash_remove(struct idx_hash *h, uint64_t key)
 {
-    uint64_t hv = hash_mix(key), locked;
+    uint64_t hv = idx_hv(h, key), locked;
     struct idx_table *tb;
     struct idx_bucket *head = idx_bucket_lock(h, hv, &tb, &locked);
     struct idx_slot *empty;

@@ -37,8 +37,9 @@ struct idx_hash {
 
 extern "C" {
 
-struct idx_hash *idx_hash_create(size_t expected)
+struct idx_hash *idx_hash_create(size_t expected, unsigned cluster_bits)
 {
+    (void)cluster_bits; // tbb::concurrent_hash_map places keys by its own hash
     return tbb_guarded(__func__, [&] { return new idx_hash(expected); });
 }
 

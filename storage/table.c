@@ -41,6 +41,11 @@ void schema_init(struct schema *s, bool verify)
     s->verify = verify;
 }
 
+void schema_cluster_keys(struct schema *s, unsigned bits)
+{
+    s->key_cluster_bits = bits;
+}
+
 static uint32_t align_up(uint32_t v, uint32_t a) { return (v + a - 1) / a * a; }
 
 int schema_add(struct schema *s, const char *name, enum col_type type, uint32_t size)
@@ -117,7 +122,7 @@ static struct table *create(const char *name, const struct schema *s, uint64_t r
     t->chunks = mem_zalloc(t->max_chunks * sizeof(*t->chunks));
     pthread_mutex_init(&t->chunk_lock, NULL);
     if (with_primary)
-        t->primary = idx_hash_create(rows_hint ? rows_hint : 1024);
+        t->primary = idx_hash_create(rows_hint ? rows_hint : 1024, s->key_cluster_bits);
     catalog[id] = t;
     catalog_name[id] = name;
     return t;

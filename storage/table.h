@@ -52,6 +52,7 @@ struct schema {
     bool verify;        /* each column has a hidden writer id before its value */
     uint32_t data_size; /* bytes of a row's data, writer ids included */
     uint64_t all_cols;  /* a column mask (cc.h) of every column, set by schema_seal */
+    unsigned key_cluster_bits; /* the primary hash index's cluster bits (0: none) */
     struct column cols[MAX_COLUMNS];
 };
 
@@ -124,9 +125,14 @@ struct table {
 void schema_init(struct schema *s, bool verify);
 int schema_add(struct schema *s, const char *name, enum col_type type, uint32_t size);
 void schema_seal(struct schema *s);
+/* Keys that differ only in their low `bits` bits come in runs (a parent's children, a
+ * sequence): the primary hash index keeps each run in neighbouring buckets
+ * (idx_hash_create's cluster_bits, storage/index.h). */
+void schema_cluster_keys(struct schema *s, unsigned bits);
 
 /* Creates a table expected to hold about `rows_hint` rows (it can grow). With
- * `with_primary`, a hash index on the key is created (sized for rows_hint). */
+ * `with_primary`, a hash index on the key is created (sized for rows_hint, clustered as
+ * the schema says). */
 struct table *table_create(const char *name, const struct schema *s, uint64_t rows_hint,
                            bool with_primary);
 /* The same for partitioned data: a placed table (see the top). */

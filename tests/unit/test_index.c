@@ -43,7 +43,7 @@ static void run_threads(void *(*fn)(void *), void *args, size_t arg_size, int n)
 
 static void test_hash_basic(void)
 {
-    struct idx_hash *h = idx_hash_create(100);
+    struct idx_hash *h = idx_hash_create(100, 0);
     CHECK(idx_hash_kind()[0] != '\0');
     CHECK_EQ_U(idx_hash_size(h), 0);
     CHECK(idx_hash_get(h, 7) == NULL);
@@ -77,7 +77,7 @@ static void test_hash_basic(void)
 /* 40x more keys than `expected`, half of them packed keys that differ only in high bits. */
 static void test_hash_chaining(void)
 {
-    struct idx_hash *h = idx_hash_create(1000);
+    struct idx_hash *h = idx_hash_create(1000, 0);
     const uint64_t n = 20000;
     for (uint64_t k = 0; k < n; k++) {
         CHECK(idx_hash_insert(h, k, fake_row(k)));
@@ -164,7 +164,15 @@ static void insert_while_reading(struct idx_hash *h)
 
 static void test_hash_concurrent_insert(void)
 {
-    insert_while_reading(idx_hash_create(1000)); /* chains grow while readers walk them */
+    insert_while_reading(idx_hash_create(1000, 0)); /* chains grow while readers walk them */
+}
+
+/* The same with cluster bits (the own index's hash keeps a key's low 6 bits as its
+ * bucket's low bits): every growth under the readers must move each key to the bucket
+ * that look-ups and later inserts compute for it. */
+static void test_hash_clustered_insert(void)
+{
+    insert_while_reading(idx_hash_create(16, 6));
 }
 
 /* Reserved ahead (idx_hash_reserve: the bucket array and the overflow nodes), then the
@@ -174,7 +182,7 @@ static void test_hash_concurrent_insert(void)
  * both kinds of node, and the growth past the reservation may be under way at the end. */
 static void test_hash_reserved_insert(void)
 {
-    struct idx_hash *h = idx_hash_create(16);
+    struct idx_hash *h = idx_hash_create(16, 0);
     idx_hash_reserve(h, THREADS * INSERT_PER_THREAD / 2);
     insert_while_reading(h);
 }
@@ -221,7 +229,7 @@ static void *churn_thread(void *p)
 
 static void test_hash_concurrent_churn(void)
 {
-    struct idx_hash *h = idx_hash_create(1);
+    struct idx_hash *h = idx_hash_create(1, 0);
     _Atomic int left = THREADS;
     struct hash_arg args[THREADS + 2];
     for (int i = 0; i < THREADS + 2; i++)
@@ -418,6 +426,7 @@ int main(void)
     RUN_CASE(test_hash_basic);
     RUN_CASE(test_hash_chaining);
     RUN_CASE(test_hash_concurrent_insert);
+    RUN_CASE(test_hash_clustered_insert);
     RUN_CASE(test_hash_reserved_insert);
     RUN_CASE(test_hash_concurrent_churn);
     RUN_CASE(test_ordered_scans);
