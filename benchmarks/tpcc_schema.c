@@ -474,11 +474,11 @@ void tpcc_load(const struct options *o)
         [T_NEW_ORDER] = 2 * 9000,  [T_ORDER] = 2 * 30000,
         [T_ORDER_LINE] = 2 * 300000, [T_STOCK] = TPCC_ITEMS};
     /* The tables whose keys come in runs keep a run's keys in one page of index buckets
-     * (storage/index.h): an order's lines (ol_number in the low 4 bits) and a district's
-     * next orders (o_id lowest), a thread's next history rows (its sequence lowest). 6
-     * bits: 64 buckets, one 4 KiB page; NewOrder's order, new-order and 5-15 order-line
-     * inserts then touch 3 pages of buckets instead of 7-17. The other tables' keys are drawn at
-     * random within their low bits, so grouping them gains nothing. */
+     * (storage/index.h): an order's lines (ol_number in the low 4 bits), a district's
+     * next orders (o_id lowest) and a thread's next history rows (its sequence lowest).
+     * 6 bits: 64 buckets, one 4 KiB page; NewOrder's order, new-order and 5-15
+     * order-line inserts then touch 3 pages of buckets instead of 7-17. The other
+     * tables' keys are drawn at random within their low bits: grouping gains nothing. */
     static const unsigned cluster_bits[TPCC_NTABLES] = {
         [T_HISTORY] = 6, [T_NEW_ORDER] = 6, [T_ORDER] = 6, [T_ORDER_LINE] = 6};
     for (int t = 0; t < TPCC_NTABLES; t++)
