@@ -28,9 +28,9 @@ struct idx_hash;
 
 /* Creates an index sized for about `expected` keys (it grows beyond: both kinds resize).
  * cluster_bits > 0 (at most IDX_MAX_CLUSTER_BITS) asks the own index to keep neighbours
- * together: keys equal above their low cluster_bits bits fall into one block of
- * 2^cluster_bits consecutive buckets, at their low bits' offset, where the rest of the
- * key's hash places the block. For keys that come in runs (TPC-C's lines of one order, a
+ * together: keys equal above their low cluster_bits bits fall into one aligned block
+ * of 2^cluster_bits consecutive buckets, which the hash of the rest of the key picks, each
+ * at an offset of its own. For keys that come in runs (TPC-C's lines of one order, a
  * district's next orders, a thread's history rows), a run's look-ups and inserts then
  * touch one page of buckets, not one page per key: on a machine whose TLB misses are
  * dear, the bulk of a random bucket access. Keys whose low bits are not spread (all

@@ -7,9 +7,11 @@
  * sequence word, BUCKET_SLOTS (key, row) slots and a pointer to an overflow node. Overflow
  * nodes have the same layout (their seq word is unused) and are chained from the bucket.
  * A key lives in bucket hv(key) & mask of the current table, where hv is mix(key), or with
- * cluster bits c (idx_hash_create) mix(key >> c) << c | the key's low c bits: keys equal
- * above their low c bits share a block of 2^c buckets (one 4 KiB page at c = 6), so a run
- * of neighbouring keys touches one page. Growth only needs hv to be a function of the key.
+ * cluster bits c (idx_hash_create) mix(key >> c) ^ the key's low c bits: keys equal above
+ * their low c bits differ only in hv's low c bits, so they share the aligned block of 2^c
+ * buckets that mix(key >> c) picks (one 4 KiB page at c = 6), each at its own offset, and
+ * a run of neighbouring keys touches one page. Growth only needs hv to be a function of
+ * the key.
  *
  * Invariants:
  *   1. A slot is live iff its row is non-NULL (so every uint64_t key is valid and a row
@@ -115,7 +117,8 @@ struct idx_count {
 struct idx_hash {
     _Atomic(struct idx_table *) cur; /* every operation starts here */
     _Atomic bool growing;            /* a mover is at work (one at a time) */
-    unsigned cluster;                /* cluster bits, fixed at creation (read-only) */
+    unsigned cluster;                /* cluster bits c, fixed at creation (read-only) */
+    uint64_t low;                    /* 2^c - 1: the key bits kept (read-only) */
     struct lpool *nodes;             /* overflow nodes reserved ahead (idx_hash_reserve) */
     struct idx_count counts[COUNT_STRIPES];
 };
@@ -123,8 +126,9 @@ struct idx_hash {
 /* The key's hash, whose low bits pick its bucket (see the top comment). */
 static inline uint64_t idx_hv(const struct idx_hash *h, uint64_t key)
 {
-    unsigned c = h->cluster;
-    return hash_mix(key >> c) << c | (key & (((uint64_t)1 << c) - 1));
+    if (__builtin_expect(h->cluster == 0, 1)) /* most tables: the plain hash, no more */
+        return hash_mix(key);
+    return hash_mix(key >> h->cluster) ^ (key & h->low);
 }
 
 /* Small allocations (the handle, tables, overflow nodes): zeroed, cache-line aligned, from
@@ -182,6 +186,7 @@ struct idx_hash *idx_hash_create(size_t expected, unsigned cluster_bits)
     struct idx_hash *h = idx_alloc(sizeof *h);
     atomic_init(&h->cur, idx_table_new(bits));
     h->cluster = cluster_bits;
+    h->low = ((uint64_t)1 << cluster_bits) - 1;
     h->nodes = lpool_create();
     return h;
 }
