@@ -79,6 +79,7 @@ struct reserver {
     pthread_t th;
     int nworkers;
     double warmup_s, duration_s;
+    size_t budget;        /* all the reservations together: a quarter of memory */
     size_t bytes;
     double seconds;       /* reserving, the sampling in between excluded */
     uint64_t rows_during; /* rows the workers inserted while it reserved (the pauses') */
@@ -135,17 +136,16 @@ static bool catalog_grew(const struct catalog_sizes *a, const struct catalog_siz
 
 /* Reserves for growth from a to b, `factor` times over, with the workers paused (not
  * paused when nothing grew: YCSB, geo runs), within what is left of a quarter of the
- * machine's memory after the reservations before (rv->bytes); c is scratch. */
+ * machine's memory (rv->budget) after the reservations before (rv->bytes); c is scratch. */
 static size_t reserve_paused(struct reserver *rv, const struct catalog_sizes *a,
                              const struct catalog_sizes *b, double factor, struct catalog_sizes *c)
 {
-    size_t budget = mem_phys_bytes() / 4;
-    if (!catalog_grew(a, b) || rv->bytes >= budget)
+    if (!catalog_grew(a, b) || rv->bytes >= rv->budget)
         return 0;
     rv->paused = true;
     pause_workers(rv->nworkers);
     uint64_t keys = catalog_keys(c);
-    size_t bytes = catalog_reserve_ahead(a, b, factor, budget - rv->bytes);
+    size_t bytes = catalog_reserve_ahead(a, b, factor, rv->budget - rv->bytes);
     rv->rows_during += catalog_keys(c) - keys;
     resume_workers();
     return bytes;
@@ -168,7 +168,7 @@ static void *reserver_main(void *arg)
     double least = rv->warmup_s / 4 < RESERVE_SAMPLE_MAX_S ? rv->warmup_s / 4 : RESERVE_SAMPLE_MAX_S;
     /* (nothing grew, nothing paused: YCSB needs no second round; nor does a spent budget) */
     for (int round = 0; round < RESERVE_TOPUPS &&
-                        (round == 0 || (rv->paused && rv->bytes < mem_phys_bytes() / 4));
+                        (round == 0 || (rv->paused && rv->bytes < rv->budget));
          round++) {
         if (rv->paused)
             sleep_s(RESERVE_SETTLE_S);
@@ -557,7 +557,8 @@ void driver_run(const struct workload *w, const struct options *o, struct run_re
     if (geo_on)
         geo_window_set(0);
     cpu_usage_now(&cu[CPU_WARMUP]);
-    struct reserver rv = {.nworkers = n, .warmup_s = o->warmup_s, .duration_s = o->duration_s};
+    struct reserver rv = {.nworkers = n, .warmup_s = o->warmup_s, .duration_s = o->duration_s,
+                          .budget = mem_phys_bytes() / 4};
     bool reserving = o->reserve_ahead && o->warmup_s > 0;
     /* release: workers start after seeing the phase change (acquire) */
     atomic_store_explicit(&phase, PH_WARMUP, memory_order_release);
