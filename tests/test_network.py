@@ -82,22 +82,24 @@ class Network(unittest.TestCase):
     def test_locks_held_over_the_commit_leg(self):
         # every transaction writes the one row: dl-detect queues them (no aborts) and each
         # holds the lock from its execution until its commit reaches the server: reply
-        # leg, prepare round, commit leg = 2 RTTs, so at most 500 commits/s at 1 ms
+        # leg, prepare round, commit leg = 2 RTTs, so at most 100 commits/s at 5 ms
         # The upper bound holds in every run. The lower one says the hold time, not more,
-        # is the limit; 8 threads on 2 busy cores can wake late and fall below it without
-        # a bug (0.74 x once, 0.90 x usually), so it is the best of up to 3 runs.
-        rtt = 1000
+        # is the limit (a hold of 3 RTTs would give 0.67 x). Each hand-over adds what the
+        # machine adds: four late wake-ups from the legs' sleeps and one from the lock's
+        # wait, 50-700 us on a VM (0.75 x of the bound once at 1 ms on a fresh CI machine,
+        # 0.87 x here). At 5 ms that is 0.88-0.99 x; still the best of up to 3 runs.
+        rtt = 5000
         bound = 1e6 / (2 * rtt)
         best = 0.0
         for _ in range(3):
             r = run("dl-detect", "--workload", "ycsb", "--rows", "1", "--req-per-txn", "1",
                     "--read-ratio", "0", "--threads", "8", "--warmup", "0.3",
-                    "--duration", "1.5", "--quiet", "--net-rtt-us", str(rtt))
+                    "--duration", "2", "--quiet", "--net-rtt-us", str(rtt))
             self.assertLessEqual(r["throughput"], bound * 1.02)
             best = max(best, r["throughput"])
-            if best > bound * 0.75:
+            if best > bound * 0.8:
                 break
-        self.assertGreater(best, bound * 0.75)
+        self.assertGreater(best, bound * 0.8)
 
     def test_tpcc_rows_on_their_warehouse_server(self):
         r = run("no-wait", "--workload", "tpcc", "--mix", "neworder-payment", "--warehouses",
