@@ -224,7 +224,8 @@ static enum rc new_order(struct txn *t, const struct tpcc_query *q)
         int32_t s_qty = tpcc_get32(T_STOCK, img, S_QUANTITY);
         int32_t s_ytd = tpcc_get32(T_STOCK, img, S_YTD);
         int32_t s_cnt = tpcc_get32(T_STOCK, img, S_ORDER_CNT);
-        int32_t s_remote = tpcc_get32(T_STOCK, img, S_REMOTE_CNT);
+        /* S_REMOTE_CNT is asked for (scols) only for a remote line */
+        int32_t s_remote = remote ? tpcc_get32(T_STOCK, img, S_REMOTE_CNT) : 0;
         char dist_info[24];
         memcpy(dist_info, tpcc_text(T_STOCK, img, dist), 24);
         original = original && has_original(tpcc_text(T_STOCK, img, S_DATA), 50);
