@@ -86,8 +86,8 @@ class Network(unittest.TestCase):
         # The upper bound holds in every run. The lower one says the hold time, not more,
         # is the limit (a hold of 3 RTTs would give 0.67 x). Each hand-over adds what the
         # machine adds: four late wake-ups from the legs' sleeps and one from the lock's
-        # wait, 50-700 us on a VM (0.75 x of the bound once at 1 ms on a fresh CI machine,
-        # 0.87 x here). At 5 ms that is 0.88-0.99 x; still the best of up to 3 runs.
+        # wait, 50-700 us on a VM (0.75 x of the bound at 1 ms on a fresh CI machine,
+        # 0.86-0.88 x here). At 5 ms: 0.92-0.94 x here; still the best of up to 3 runs.
         rtt = 5000
         bound = 1e6 / (2 * rtt)
         best = 0.0
