@@ -14,7 +14,12 @@ BIN = ROOT / "build" / "bin"
 # one row per transaction, uniform over 100k rows: almost no conflicts
 ONE_ROW = ["--workload", "ycsb", "--rows", "100000", "--theta", "0", "--req-per-txn", "1",
            "--read-ratio", "0.5", "--warmup", "0.2", "--duration", "1", "--quiet"]
-RTT = 2000
+# the latency checks' RTT. The commit leg, which must not be in the latency, is RTT / 2 =
+# 5 ms; the upper line is RTT / 4 above the rounds the client waits: 2.5 ms of headroom
+# for late wake-ups (four leg sleeps, about 135 us each on a fresh CI VM: 2 ms RTTs left
+# 0.5 ms) and the histogram's 3% buckets, while a latency with the commit leg in it
+# still lands 1.75 ms or more above the line
+RTT = 10000
 
 
 def run(variant, *flags):
@@ -39,7 +44,7 @@ class Network(unittest.TestCase):
                                    msg=variant)
             # the commit leg (RTT / 2) comes after the decision: not in the latency
             self.assertGreaterEqual(p50, 0.97 * rtts * RTT, variant)  # buckets: 3%
-            self.assertLess(p50, rtts * RTT + RTT / 2, variant)
+            self.assertLess(p50, rtts * RTT + RTT / 4, variant)
 
     def test_ncc_rounds(self):
         # (variant, workload flags, rounds, RTTs, messages with one server): NCC's
@@ -59,7 +64,7 @@ class Network(unittest.TestCase):
             self.assertAlmostEqual(net["rounds_per_commit"], rounds, delta=0.05, msg=what)
             self.assertAlmostEqual(net["messages_per_commit"], messages, delta=0.1, msg=what)
             self.assertGreaterEqual(p50, 0.97 * rtts * RTT, what)
-            self.assertLess(p50, rtts * RTT + RTT / 2, what)
+            self.assertLess(p50, rtts * RTT + RTT / 4, what)
 
     def test_messages_per_participant_server(self):
         # 16 rows over 8 servers: about 7 participants; no-wait sends each a request, gets
