@@ -228,10 +228,12 @@ static void *watch_main(void *arg)
     atomic_store_explicit(&dl_watch_tid, gettid(), memory_order_relaxed);
     const char *last_phase = NULL;
     uint64_t last_count = 0;
-    double since = clock_now_s();
+    double since = clock_now_s(), last = since;
     for (;;) {
         nanosleep(&(struct timespec){0, DL_POLL_NS}, NULL);
         double now = clock_now_s();
+        since += watchdog_unwatched_s(now - last, dl_stall_s); /* not the run's timeout */
+        last = now;
         if (now - dl_start_s >= dl_timeout_s) {
             end_progress_line();
             fprintf(stderr,

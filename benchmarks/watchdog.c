@@ -7,8 +7,8 @@
 void watchdog_start(struct watchdog *wd, double timeout_s, double now_s, uint64_t progress,
                     int n, const uint64_t *each)
 {
-    *wd = (struct watchdog){.timeout_s = timeout_s, .since_s = now_s, .progress = progress,
-                            .n = n, .stuck = -1};
+    *wd = (struct watchdog){.timeout_s = timeout_s, .since_s = now_s, .last_s = now_s,
+                            .progress = progress, .n = n, .stuck = -1};
     wd->each = mem_alloc((size_t)n * sizeof(*wd->each));
     wd->each_since = mem_alloc((size_t)n * sizeof(*wd->each_since));
     for (int i = 0; i < n; i++) {
@@ -21,6 +21,11 @@ bool watchdog_stalled(struct watchdog *wd, double now_s, uint64_t progress,
                       const uint64_t *each)
 {
     bool stalled = false;
+    double skip = watchdog_unwatched_s(now_s - wd->last_s, wd->timeout_s);
+    wd->last_s = now_s;
+    wd->since_s += skip;
+    for (int i = 0; i < wd->n; i++)
+        wd->each_since[i] += skip;
     if (progress != wd->progress) {
         wd->progress = progress;
         wd->since_s = now_s;

@@ -19,13 +19,26 @@
 
 struct watchdog {
     double timeout_s;  /* 0: never stalls */
-    double since_s;    /* when the run's progress last changed */
+    double since_s;    /* when the run's progress last changed (moved forward past the
+                        * gaps the watcher did not see: watchdog_unwatched_s) */
+    double last_s;     /* the last look */
     uint64_t progress; /* its value then */
     int n;             /* workers */
     double *each_since;    /* when worker i's progress last changed */
     uint64_t *each;        /* its value then */
     int stuck;         /* after a stall: the worker that stalled, -1: the whole run */
 };
+
+/* Time the watcher did not look (its thread starved of a core, or the whole VM paused,
+ * the workers with it) is no evidence that the run stood still: a gap between two looks
+ * counts at most a quarter of the timeout, so no single gap, however long, makes a stall;
+ * the workers then have three quarters of the timeout of watched time to show progress.
+ * A real stall still fires once the timeout of watched time has passed. Returns how far
+ * the "since" times move forward after a look gap_s after the one before. */
+static inline double watchdog_unwatched_s(double gap_s, double timeout_s)
+{
+    return gap_s > timeout_s / 4 ? gap_s - timeout_s / 4 : 0;
+}
 
 void watchdog_start(struct watchdog *wd, double timeout_s, double now_s, uint64_t progress,
                     int n, const uint64_t *each);

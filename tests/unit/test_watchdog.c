@@ -12,9 +12,11 @@ static void stalls_only_after_timeout(void)
     struct watchdog wd;
     uint64_t each[2] = {1, 1};
     watchdog_start(&wd, 10, 100.0, 5, 2, each);
-    /* the workers' counts move (aborts), the run's does not */
-    each[0]++, each[1]++;
-    CHECK(!watchdog_stalled(&wd, 105.0, 5, each));
+    /* the workers' counts move (aborts), the run's does not: looks a second apart */
+    for (double t = 101; t < 110; t++) {
+        each[0]++, each[1]++;
+        CHECK(!watchdog_stalled(&wd, t, 5, each));
+    }
     each[0]++, each[1]++;
     CHECK(!watchdog_stalled(&wd, 109.9, 5, each));
     each[0]++, each[1]++;
@@ -22,8 +24,43 @@ static void stalls_only_after_timeout(void)
     CHECK(wd.stuck == -1);
     /* progress restarts the clock */
     CHECK(!watchdog_stalled(&wd, 111.0, 6, each));
+    for (double t = 112; t <= 120; t++)
+        CHECK(!watchdog_stalled(&wd, t, 6, each));
     CHECK(!watchdog_stalled(&wd, 120.5, 6, each));
     CHECK(watchdog_stalled(&wd, 121.0, 6, each));
+    watchdog_fini(&wd);
+}
+
+/* A gap between two looks (the watcher starved, the VM paused) counts a quarter of the
+ * timeout at most: a 30 s gap in a 1 s timeout is no stall, of the run or of a worker;
+ * the watched time after it is. */
+static void an_unwatched_gap_is_no_stall(void)
+{
+    struct watchdog wd;
+    uint64_t each[2] = {0, 0};
+    watchdog_start(&wd, 1, 0.0, 0, 2, each);
+    CHECK(!watchdog_stalled(&wd, 0.1, 0, each));
+    CHECK(!watchdog_stalled(&wd, 30.0, 0, each)); /* 0.1 + 0.25 watched */
+    for (double t = 30.2; t < 30.65; t += 0.2)     /* looks 0.2 s apart: all of it counts */
+        CHECK(!watchdog_stalled(&wd, t, 0, each)); /* 0.95 watched at 30.6 */
+    CHECK(watchdog_stalled(&wd, 30.7, 0, each));
+    CHECK(wd.stuck == -1);
+    watchdog_fini(&wd);
+    /* worker 0 stuck while worker 1 commits: the same */
+    uint64_t run = 0;
+    each[0] = each[1] = 0;
+    watchdog_start(&wd, 1, 0.0, run, 2, each);
+    each[1]++;
+    CHECK(!watchdog_stalled(&wd, 0.1, ++run, each));
+    each[1]++;
+    CHECK(!watchdog_stalled(&wd, 30.0, ++run, each));
+    for (double t = 30.2; t < 30.65; t += 0.2) {
+        each[1]++;
+        CHECK(!watchdog_stalled(&wd, t, ++run, each));
+    }
+    each[1]++;
+    CHECK(watchdog_stalled(&wd, 30.7, ++run, each));
+    CHECK(wd.stuck == 0);
     watchdog_fini(&wd);
 }
 
@@ -125,6 +162,7 @@ static void report_names_rows_and_holders(void)
 int main(void)
 {
     RUN_CASE(stalls_only_after_timeout);
+    RUN_CASE(an_unwatched_gap_is_no_stall);
     RUN_CASE(one_stuck_worker_stalls);
     RUN_CASE(a_worker_that_left_never_stalls);
     RUN_CASE(off_never_stalls);
