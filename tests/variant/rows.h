@@ -11,6 +11,7 @@
 
 #include "benchmarks/workload.h"
 #include "cc/txn.h"
+#include "storage/wait.h"
 
 static struct table *tab;
 
@@ -85,8 +86,10 @@ static inline void sleep_ms(long ms)
 }
 
 /* A request on a thread of its own: bg_start(&b, bg_read or bg_add) runs it on t for row
- * key; `done` says it returned (a case checks it is still waiting), with rc and, for a
- * read, the value seen; bg_join waits for it. */
+ * key, its thread registered as t's worker with the wait record rec (storage/wait.h);
+ * `done` says it returned, with rc and, for a read, the value seen; bg_wait_blocked
+ * waits until it is in a long wait (or returned: a case then checks it is still
+ * waiting); bg_join waits for it. */
 struct bg {
     struct txn *t;
     uint64_t key;
@@ -94,12 +97,14 @@ struct bg {
     enum rc rc;
     atomic_int done;
     pthread_t thread;
+    struct wait_rec rec;
 };
 
 /* rd of row key into seen. */
 static inline void *bg_read(void *arg)
 {
     struct bg *b = arg;
+    wait_register(b->t->thread_id, &b->rec);
     b->rc = rd(b->t, b->key, &b->seen);
     atomic_store(&b->done, 1);
     return NULL;
@@ -109,6 +114,7 @@ static inline void *bg_read(void *arg)
 static inline void *bg_add(void *arg)
 {
     struct bg *b = arg;
+    wait_register(b->t->thread_id, &b->rec);
     b->rc = add(b->t, b->key, 1);
     atomic_store(&b->done, 1);
     return NULL;
@@ -118,6 +124,20 @@ static inline void bg_start(struct bg *b, void *(*fn)(void *))
 {
     pthread_create(&b->thread, NULL, fn, b);
 }
-static inline void bg_join(struct bg *b) { pthread_join(b->thread, NULL); }
+/* Polls, 10 s at most: a thread that starts late (a loaded machine) is not taken for one
+ * that was never held back. */
+static inline void bg_wait_blocked(struct bg *b)
+{
+    /* relaxed: kind is a snapshot (storage/wait.h); done orders nothing here */
+    for (int i = 0; i < 10000 && !atomic_load(&b->done) &&
+                    atomic_load_explicit(&b->rec.kind, memory_order_relaxed) == WAIT_NONE;
+         i++)
+        sleep_ms(1);
+}
+static inline void bg_join(struct bg *b)
+{
+    pthread_join(b->thread, NULL);
+    wait_unregister(b->t->thread_id);
+}
 
 #endif

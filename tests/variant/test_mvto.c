@@ -98,7 +98,7 @@ static void read_waits_for_older_pending_write(void)
         CHECK(txn_commit(T[2]) == RC_OK);
         struct bg b = {.t = T[1], .key = 3};
         bg_start(&b, bg_read);
-        sleep_ms(50);
+        bg_wait_blocked(&b);
         CHECK(!atomic_load(&b.done)); /* blocked behind T0's pending version */
         CHECK(decide(T[0], commit));
         bg_join(&b);
@@ -119,7 +119,7 @@ static void writer_waits_for_older_writer(void)
     CHECK(add(T[0], 4, 1) == RC_OK);
     struct bg b = {.t = T[1], .key = 4};
     bg_start(&b, bg_add);
-    sleep_ms(50);
+    bg_wait_blocked(&b);
     CHECK(!atomic_load(&b.done));
     CHECK(txn_commit(T[0]) == RC_OK);
     bg_join(&b);
