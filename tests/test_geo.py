@@ -42,8 +42,9 @@ def geo(variant, *flags):
 
 class Geo(unittest.TestCase):
     def close(self, got, want, what):
-        # histogram buckets (3%), a few wake-ups late per message path, intra delays
-        self.assertLess(abs(got - want), 0.06 * want + 0.4, f"{what}: {got} ms, want {want}")
+        # histogram buckets (3%), a few wake-ups late per message path (100-200 us each on
+        # a loaded VM), intra delays; protocols differ by a one-way delay D (5 ms) or more
+        self.assertLess(abs(got - want), 0.06 * want + 1.0, f"{what}: {got} ms, want {want}")
 
     def test_off_by_default(self):
         out = run("silo", "--workload", "ycsb", "--rows", "1000", "--duration", "0.2",
@@ -118,8 +119,9 @@ class Geo(unittest.TestCase):
     def test_cocoordinator_service_time(self):
         base = geo("silo", *ONE_CLIENT, "--geo", UNIFORM, "--commit", "d2pc")
         slow = geo("silo", *ONE_CLIENT, "--geo", UNIFORM, "--commit", "d2pc",
-                   "--geo-service-us", "20000")  # 2 ms per message at this scale
-        self.assertGreater(slow["latency_ms"]["p50"], base["latency_ms"]["p50"] + 3)
+                   "--geo-service-us", "50000")  # 5 ms per message at this scale
+        # about 2 messages' service on the path (+10 ms); the line is half of it
+        self.assertGreater(slow["latency_ms"]["p50"], base["latency_ms"]["p50"] + 5)
 
     def test_refuses_algorithms_without_the_split(self):
         for variant in ("tictoc", "wait-die"):

@@ -35,10 +35,12 @@ class OpenLoop(unittest.TestCase):
 
     def test_many_clients_at_a_low_rate_are_not_saturated(self):
         # 16 clients, 25 arrivals each: an arrival lost or a commit dropped at a window edge
-        # per client would cost 4% of the achieved rate
+        # per client would cost 16/s (4% of the achieved rate); the line is half that, as
+        # arrivals served late at the window's end (16 threads on 2 cores wake late) also
+        # count a few
         ol = run("--threads", "16", "--rate", "400", "--duration", "1")["open_loop"]
         self.assertFalse(ol["saturated"], ol)
-        self.assertLessEqual(abs(ol["achieved_per_s"] - ol["offered_per_s"]), 2.5, ol)
+        self.assertLessEqual(abs(ol["achieved_per_s"] - ol["offered_per_s"]), 8, ol)
 
     def test_low_rate_idle_clients_are_not_a_stall(self):
         # about one arrival in the window: long stretches without a commit are no stall
