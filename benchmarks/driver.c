@@ -79,11 +79,12 @@ struct reserver {
     pthread_t th;
     int nworkers;
     double warmup_s, duration_s;
-    size_t budget;        /* all the reservations together: a quarter of memory */
+    size_t budget;        /* all the reservations together (--reserve-budget-mib) */
     size_t bytes;
     double seconds;       /* reserving, the sampling in between excluded */
     uint64_t rows_during; /* rows the workers inserted while it reserved (the pauses') */
     bool paused;          /* it paused the workers at least once */
+    bool capped;          /* the budget cut a reservation short (or left none for one) */
 };
 
 static _Atomic int phase;
@@ -135,17 +136,23 @@ static bool catalog_grew(const struct catalog_sizes *a, const struct catalog_siz
 }
 
 /* Reserves for growth from a to b, `factor` times over, with the workers paused (not
- * paused when nothing grew: YCSB, geo runs), within what is left of a quarter of the
- * machine's memory (rv->budget) after the reservations before (rv->bytes); c is scratch. */
+ * paused when nothing grew: YCSB, geo runs), within what is left of the budget
+ * (rv->budget) after the reservations before (rv->bytes); c is scratch. */
 static size_t reserve_paused(struct reserver *rv, const struct catalog_sizes *a,
                              const struct catalog_sizes *b, double factor, struct catalog_sizes *c)
 {
-    if (!catalog_grew(a, b) || rv->bytes >= rv->budget)
+    if (!catalog_grew(a, b))
         return 0;
+    if (rv->bytes >= rv->budget) {
+        rv->capped = true;
+        return 0;
+    }
     rv->paused = true;
     pause_workers(rv->nworkers);
     uint64_t keys = catalog_keys(c);
-    size_t bytes = catalog_reserve_ahead(a, b, factor, rv->budget - rv->bytes);
+    bool cut = false;
+    size_t bytes = catalog_reserve_ahead(a, b, factor, rv->budget - rv->bytes, &cut);
+    rv->capped |= cut;
     rv->rows_during += catalog_keys(c) - keys;
     resume_workers();
     return bytes;
@@ -558,7 +565,8 @@ void driver_run(const struct workload *w, const struct options *o, struct run_re
         geo_window_set(0);
     cpu_usage_now(&cu[CPU_WARMUP]);
     struct reserver rv = {.nworkers = n, .warmup_s = o->warmup_s, .duration_s = o->duration_s,
-                          .budget = mem_phys_bytes() / 4};
+                          .budget = o->reserve_budget_mib ? (size_t)o->reserve_budget_mib << 20
+                                                          : mem_phys_bytes() / 4};
     bool reserving = o->reserve_ahead && o->warmup_s > 0;
     /* release: workers start after seeing the phase change (acquire) */
     atomic_store_explicit(&phase, PH_WARMUP, memory_order_release);
@@ -577,7 +585,9 @@ void driver_run(const struct workload *w, const struct options *o, struct run_re
         res->reserved_bytes = rv.bytes;
         res->reserve_s = rv.seconds;
         res->reserve_rows_during = rv.rows_during;
+        res->reserve_capped = rv.capped;
     }
+    res->reserve_budget = rv.budget;
     cpu_usage_now(&cu[CPU_WINDOW]);
     atomic_store_explicit(&window_start, clock_ticks(), memory_order_relaxed);
     if (geo_on)

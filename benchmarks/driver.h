@@ -53,6 +53,8 @@ struct run_result {
     struct cpu_usage cpu[CPU_NPHASES];  /* per phase, the whole process (storage/cpu_usage.h) */
     size_t reserved_bytes;              /* reserved ahead in the warm-up (--reserve-ahead) */
     double reserve_s;                   /* the reservation's time (in the warm-up) */
+    size_t reserve_budget;              /* the bytes it may reserve in all */
+    bool reserve_capped;                /* the budget cut a reservation short */
     uint64_t reserve_rows_during;       /* rows inserted meanwhile (0 unless a worker
                                          * could not pause) */
     double line_trip_ns[2]; /* threads 0 and 1's cache-line round trip before the workers

@@ -84,6 +84,10 @@ static const struct opt_def defs[] = {
      "(needs --warmup > 0; the workers pause while it reserves, which lengthens the warm-up by "
      "its time and 0.1 s; past the reservation "
      "memory faults in as it is first written)"},
+    {"reserve-budget-mib", OK_U64, OFF(reserve_budget_mib), 0, 16777216, false, "0",
+     "MiB that --reserve-ahead may reserve in all (0 = a quarter of the machine's memory); a "
+     "reservation cut short by it is reported (the result's reserve_ahead.capped, a line in "
+     "the summary): the run's inserts past it fault in the measured window"},
     {"index", OK_INDEX, OFF(index_kind), 0, 0, false, "hash",
      "hash or array: the primary index of a workload keyed 0..N-1 (ycsb, bank, synth, f1, "
      "tao); array: key k is row k, no hashing (as CCBench's no-index build), so a run "

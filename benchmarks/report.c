@@ -401,9 +401,12 @@ static void cpu_json(FILE *f, const struct report_in *in)
         cpu_one_json(f, names[k], &in->res->cpu[k]);
     }
     fputs("},", f);
-    fprintf(f, "\"reserve_ahead\":{\"on\":%s,\"bytes\":%zu,\"s\":%.3f,\"rows_inserted\":%llu},",
+    fprintf(f,
+            "\"reserve_ahead\":{\"on\":%s,\"bytes\":%zu,\"budget_bytes\":%zu,\"capped\":%s,"
+            "\"s\":%.3f,\"rows_inserted\":%llu},",
             in->o->reserve_ahead && in->o->warmup_s > 0 ? "true" : "false",
-            in->res->reserved_bytes, in->res->reserve_s,
+            in->res->reserved_bytes, in->res->reserve_budget,
+            in->res->reserve_capped ? "true" : "false", in->res->reserve_s,
             (unsigned long long)in->res->reserve_rows_during);
 }
 
@@ -541,6 +544,10 @@ static void write_summary(const struct report_in *in)
         fputs("  ", stderr);
         geo_report_human(stderr);
     }
+    if (r->reserve_capped)
+        fprintf(stderr, "  reserve-ahead: cut short by its budget of %.0f MiB "
+                        "(--reserve-budget-mib): inserts past it fault in the window\n",
+                (double)r->reserve_budget / (1 << 20));
     const struct cpu_usage *cw = &r->cpu[CPU_WINDOW];
     if (cpu_usage_sys_share(cw) > REPORT_SYS_SHARE_SHOWN)
         fprintf(stderr, "  cpu in the window: user %.2f s, system %.2f s (%.0f%% in the kernel), "

@@ -551,7 +551,7 @@ static size_t reserve_flat_ahead(struct table *t, uint64_t more)
 }
 
 size_t catalog_reserve_ahead(const struct catalog_sizes *before, const struct catalog_sizes *now,
-                             double factor, size_t budget)
+                             double factor, size_t budget, bool *cut)
 {
     uint64_t rows[MAX_TABLES] = {0}, missing[MAX_TABLES] = {0};
     uint64_t stream_missing[TABLE_MAX_NODES + 1];
@@ -579,6 +579,8 @@ size_t catalog_reserve_ahead(const struct catalog_sizes *before, const struct ca
         want += (double)missing[i] * t->stride + (double)keys[i] * 40;
     }
     double scale = want > (double)budget ? (double)budget / want : 1;
+    if (cut)
+        *cut = scale < 1;
     size_t bytes = 0;
     for (int i = 0; i < now->ntables; i++) {
         struct table *t = catalog[i];

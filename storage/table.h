@@ -231,9 +231,9 @@ void catalog_loaded(void);
  * one up, and scales what is missing down so it fits `budget` bytes (a caller that
  * bounds all its calls together passes what is left). A placed table's rows are split
  * over the streams that grew, in proportion, in whole chunks on each one's node. Returns
- * the bytes it reserved. */
+ * the bytes it reserved; *cut (if not NULL) says whether the budget scaled it down. */
 size_t catalog_reserve_ahead(const struct catalog_sizes *before, const struct catalog_sizes *now,
-                             double factor, size_t budget);
+                             double factor, size_t budget, bool *cut);
 
 /* Row number i (< table_nrows) in allocation order. */
 static inline struct row *table_row_at(struct table *t, uint64_t i)

@@ -52,10 +52,23 @@ class CpuUsage(unittest.TestCase):
             self.assertTrue(r["check"]["ok"])
             self.assertEqual(r["reserve_ahead"]["on"], on == "on")
             self.assertEqual(r["reserve_ahead"]["bytes"] > 0, on == "on")
+            self.assertFalse(r["reserve_ahead"]["capped"])  # well within a quarter of memory
             # the workers paused while it reserved: none of it went to their inserts
             self.assertEqual(r["reserve_ahead"]["rows_inserted"], 0)
             per_commit[on] = r["cpu"]["window"]["minor_faults"] / r["commits"]
         self.assertLess(per_commit["on"], 0.5 * per_commit["off"], per_commit)
+
+    def test_reserve_budget_cut_short_is_reported(self):
+        # 64 MiB for what 2 warehouses insert in 1 s (about 1.5 GB): the reservation is cut
+        # short, says so, and the window faults the rest in
+        r, err = run("--workload", "tpcc", "--mix", "neworder-payment", "--warehouses", "2",
+                     "--warmup", "0.6", "--duration", "1", "--reserve-budget-mib", "64")
+        ra = r["reserve_ahead"]
+        self.assertEqual(ra["budget_bytes"], 64 << 20)
+        self.assertTrue(ra["capped"], ra)
+        self.assertGreater(ra["bytes"], 0)
+        self.assertIn("reserve-ahead: cut short by its budget of 64 MiB", err)
+        self.assertGreater(r["cpu"]["window"]["minor_faults"], 1000)
 
     def test_bench_table_column(self):
         r, _ = run("--warmup", "0", "--duration", "0.2", "--rows", "10000")

@@ -188,7 +188,9 @@ static void placed_reserve_without_new_chunk(void)
     now.keys[t->id] += 1000; /* keys grew; the streams' taken did not */
     uint64_t rows = table_nrows(t);
     /* 100x: 100,000 rows wanted, more than the rest of node 0's chunk */
-    CHECK(catalog_reserve_ahead(&before, &now, 100.0, (size_t)1 << 30) > 0);
+    bool cut = true;
+    CHECK(catalog_reserve_ahead(&before, &now, 100.0, (size_t)1 << 30, &cut) > 0);
+    CHECK(!cut); /* well within its budget */
     CHECK_EQ_U(table_nrows(t), rows + ((uint64_t)1 << t->chunk_shift));
     /* node 0 uses its chunk up, then takes the reserved one: no chunk is added */
     for (uint64_t k = 101; k <= ((uint64_t)1 << t->chunk_shift) + 100; k++)
@@ -210,15 +212,17 @@ static void reserve_ahead_within_budget(void)
     now = before;
     now.rows[t->id] += 1000;
     size_t chunk_bytes = ((size_t)1 << t->chunk_shift) * t->stride, budget = 64 * chunk_bytes;
-    size_t bytes = catalog_reserve_ahead(&before, &now, 1e6, budget); /* asks for 1e9 rows */
+    bool cut = false;
+    size_t bytes = catalog_reserve_ahead(&before, &now, 1e6, budget, &cut); /* asks for 1e9 rows */
     CHECK(bytes > 0);
+    CHECK(cut);
     CHECK(bytes <= budget + chunk_bytes);
     /* a top-up given as much again adds about as much: only the rows still missing count
      * against its budget, not those the first call reserved */
-    size_t more = catalog_reserve_ahead(&before, &now, 1e6, budget);
+    size_t more = catalog_reserve_ahead(&before, &now, 1e6, budget, NULL);
     CHECK(more + chunk_bytes >= budget);
     CHECK(more <= budget + chunk_bytes);
-    CHECK_EQ_U(catalog_reserve_ahead(&before, &now, 1e6, 0), 0);
+    CHECK_EQ_U(catalog_reserve_ahead(&before, &now, 1e6, 0, NULL), 0);
     table_destroy(t);
 
     /* a placed table: its streams' chunks within the budget too */
@@ -233,7 +237,8 @@ static void reserve_ahead_within_budget(void)
     now.keys[p->id] += 1000;
     chunk_bytes = ((size_t)1 << p->chunk_shift) * p->stride;
     budget = 4 * chunk_bytes;
-    bytes = catalog_reserve_ahead(&before, &now, 1e6, budget);
+    bytes = catalog_reserve_ahead(&before, &now, 1e6, budget, &cut);
+    CHECK(cut);
     CHECK(bytes + chunk_bytes >= budget);
     CHECK(bytes <= budget + chunk_bytes);
     table_destroy(p);
@@ -281,7 +286,7 @@ static void reserve_ahead_races_inserters(void)
     catalog_sizes(&before);
     while (atomic_load(&running) > 0) {
         catalog_sizes(&now);
-        reserved += catalog_reserve_ahead(&before, &now, 2.0, (size_t)1 << 28);
+        reserved += catalog_reserve_ahead(&before, &now, 2.0, (size_t)1 << 28, NULL);
         before = now;
     }
     for (int i = 0; i < GROWERS; i++)
