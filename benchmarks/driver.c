@@ -42,8 +42,8 @@ enum phase { PH_GENERATE, PH_WARMUP, PH_PAUSE, PH_MEASURE, PH_STOP };
 
 /* Reserving ahead of the run's inserts (storage/table.h): a thread of the warm-up samples
  * the tables' sizes at its start and at its middle, then reserves what the same rate
- * needs until the window's end, RESERVE_MARGIN times over, within a quarter of the
- * machine's memory. That rate is the warm-up's coldest (its inserts fault their memory
+ * needs until the window's end, RESERVE_MARGIN times over, within its budget
+ * (--reserve-budget-mib, default a quarter of the machine's memory). That rate is the warm-up's coldest (its inserts fault their memory
  * in), so it samples again, RESERVE_SETTLE_S after the reservation's end, over the rest
  * of the warm-up (at least a quarter of it, at most RESERVE_SAMPLE_MAX_S), and tops the
  * reservation up to what that rate needs over the whole window; RESERVE_TOPUPS times, so
@@ -187,6 +187,10 @@ static void *reserver_main(void *arg)
         rv->bytes += reserve_paused(rv, a, b, RESERVE_MARGIN * rv->duration_s / (t3 - t2), c);
         rv->seconds += clock_now_s() - t3;
     }
+    /* the budget spent by a reservation that was not cut (whole chunks, a bucket array's
+     * power of two) skipped the top-ups: short of what the run needs as well */
+    if (rv->paused && rv->bytes >= rv->budget)
+        rv->capped = true;
     if (rv->paused)
         sleep_s(RESERVE_SETTLE_S);
     mem_free(a);

@@ -80,7 +80,7 @@ static const struct opt_def defs[] = {
     {"reserve-ahead", OK_ONOFF, OFF(reserve_ahead), 0, 0, false, "on",
      "on or off: in the warm-up, growing tables allocate and fault in the rows (and their "
      "indexes the buckets and overflow nodes) the rest of the run will need at 1.5 times the warm-up's "
-     "insert rate (within a quarter of the memory), so the measured window faults in next to none "
+     "insert rate (within --reserve-budget-mib), so the measured window faults in next to none "
      "(needs --warmup > 0; the workers pause while it reserves, which lengthens the warm-up by "
      "its time and 0.1 s; past the reservation "
      "memory faults in as it is first written)"},
@@ -183,7 +183,8 @@ static const struct opt_def defs[] = {
     {"stall-timeout", OK_DOUBLE, OFF(stall_timeout_s), 0, 86400, false, "10",
      "seconds without progress (rows loaded, queries generated; from warm-up until the "
      "workers stopped, commits) after which the run is reported stalled: what each thread "
-     "waits for and its backtrace, exit 3; 0 = never"},
+     "waits for and its backtrace, exit 3; watched seconds: a gap between two of the "
+     "watchdog's looks counts at most a quarter of it; 0 = never"},
     {"run-timeout", OK_DOUBLE, OFF(run_timeout_s), 0, 1e7, false, "0",
      "seconds from the start of the load to the process's exit after which the run is "
      "reported hung: every thread's phase, what it waits for and its backtrace, exit 3; 0 = "

@@ -1,10 +1,11 @@
 /* The stall watchdog: the driver's main thread feeds it, as it samples, a progress count of
  * the run (commits, plus workers that ended after the window, plus sleeps of idle open-loop
  * clients) and one of each worker (the same, plus its aborted attempts). When the run's
- * count has not changed for --stall-timeout seconds, the run has stalled; when a worker's
- * has not, that worker has (it sits in one wait, or one attempt, that long: a deadlock of
- * a few threads while the others go on). watchdog_report then says what each worker is
- * doing from its wait record (storage/wait.h), and the driver exits with status 3.
+ * count has not changed for --stall-timeout watched seconds (watchdog_unwatched_s), the
+ * run has stalled; when a worker's has not, that worker has (it sits in one wait, or one
+ * attempt, that long: a deadlock of a few threads while the others go on). watchdog_report
+ * then says what each worker is doing from its wait record (storage/wait.h), and the
+ * driver exits with status 3.
  *
  * Threading: a struct watchdog belongs to the main thread; watchdog_report only loads
  * the workers' records (relaxed). */
@@ -24,7 +25,7 @@ struct watchdog {
     double last_s;     /* the last look */
     uint64_t progress; /* its value then */
     int n;             /* workers */
-    double *each_since;    /* when worker i's progress last changed */
+    double *each_since;    /* when worker i's progress last changed (moved as since_s) */
     uint64_t *each;        /* its value then */
     int stuck;         /* after a stall: the worker that stalled, -1: the whole run */
 };

@@ -237,6 +237,7 @@ static void reserve_ahead_within_budget(void)
     now.keys[p->id] += 1000;
     chunk_bytes = ((size_t)1 << p->chunk_shift) * p->stride;
     budget = 4 * chunk_bytes;
+    cut = false;
     bytes = catalog_reserve_ahead(&before, &now, 1e6, budget, &cut);
     CHECK(cut);
     CHECK(bytes + chunk_bytes >= budget);

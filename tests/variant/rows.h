@@ -125,7 +125,7 @@ static inline void bg_start(struct bg *b, void *(*fn)(void *))
     pthread_create(&b->thread, NULL, fn, b);
 }
 /* Polls, 10 s at most: a thread that starts late (a loaded machine) is not taken for one
- * that was never held back. */
+ * that was never held back; then 20 ms more, so that the case sees the request stay held. */
 static inline void bg_wait_blocked(struct bg *b)
 {
     /* relaxed: kind is a snapshot (storage/wait.h); done orders nothing here */
@@ -133,6 +133,7 @@ static inline void bg_wait_blocked(struct bg *b)
                     atomic_load_explicit(&b->rec.kind, memory_order_relaxed) == WAIT_NONE;
          i++)
         sleep_ms(1);
+    sleep_ms(20);
 }
 static inline void bg_join(struct bg *b)
 {
