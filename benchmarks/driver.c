@@ -41,19 +41,20 @@
 enum phase { PH_GENERATE, PH_WARMUP, PH_PAUSE, PH_MEASURE, PH_STOP };
 
 /* Reserving ahead of the run's inserts (storage/table.h): a thread of the warm-up samples
- * the tables' sizes at its start and at its middle, then reserves what the same rate
- * needs until the window's end, RESERVE_MARGIN times over, within its budget
- * (--reserve-budget-mib, default a quarter of the machine's memory). That rate is the warm-up's coldest (its inserts fault their memory
- * in), so it samples again, RESERVE_SETTLE_S after the reservation's end, over the rest
- * of the warm-up (at least a quarter of it, at most RESERVE_SAMPLE_MAX_S), and tops the
- * reservation up to what that rate needs over the whole window; RESERVE_TOPUPS times, so
- * the reservation covers the fastest of those samples. The workers pause while it
- * reserves (PH_PAUSE): running, they would insert into what it reserves while it faults
- * it in, and on a machine that faults in slowly leave the window little of it. They run
- * RESERVE_SETTLE_S after the last pause before the window starts, so it starts with
- * warm caches. A run that inserts thus warms up longer than --warmup: by the
- * reservations' time, the settles and the top-ups' samples past its end (a 1 s warm-up:
- * about 0.75 s more, plus the reservations' time); one that inserts nothing, as asked. */
+ * the tables' sizes at its start and at its middle, then reserves what the same rate needs
+ * until the window's end, RESERVE_MARGIN times over, within its budget
+ * (--reserve-budget-mib, default a quarter of the machine's memory). That rate is the
+ * warm-up's coldest (its inserts fault their memory in), so it samples again,
+ * RESERVE_SETTLE_S after the reservation's end, over the rest of the warm-up (at least a
+ * quarter of it, at most RESERVE_SAMPLE_MAX_S), and tops the reservation up to what that
+ * rate needs over the whole window; RESERVE_TOPUPS times, so the reservation covers the
+ * fastest of those samples. The workers pause while it reserves (PH_PAUSE): running, they
+ * would insert into what it reserves while it faults it in, and on a machine that faults
+ * in slowly leave the window little of it. They run RESERVE_SETTLE_S after the last pause
+ * before the window starts, so it starts with warm caches. A run that inserts thus warms
+ * up longer than --warmup: by the reservations' time, the settles and the top-ups' samples
+ * past its end (a 1 s warm-up: about 0.75 s more, plus the reservations' time); one that
+ * inserts nothing, as asked. */
 /* 1.25 left the reservation short near the window's end in some partitioned TPC-C runs */
 #define RESERVE_MARGIN 1.5
 /* How long the insert rate takes to climb back after a pause: faulting gigabytes in
@@ -84,7 +85,8 @@ struct reserver {
     double seconds;       /* reserving, the sampling in between excluded */
     uint64_t rows_during; /* rows the workers inserted while it reserved (the pauses') */
     bool paused;          /* it paused the workers at least once */
-    bool capped;          /* the budget cut a reservation short (or left none for one) */
+    bool capped;          /* the budget cut a reservation short, or was spent before the
+                           * top-ups (reserver_main, at its end) */
 };
 
 static _Atomic int phase;
@@ -141,12 +143,8 @@ static bool catalog_grew(const struct catalog_sizes *a, const struct catalog_siz
 static size_t reserve_paused(struct reserver *rv, const struct catalog_sizes *a,
                              const struct catalog_sizes *b, double factor, struct catalog_sizes *c)
 {
-    if (!catalog_grew(a, b))
+    if (!catalog_grew(a, b) || rv->bytes >= rv->budget)
         return 0;
-    if (rv->bytes >= rv->budget) {
-        rv->capped = true;
-        return 0;
-    }
     rv->paused = true;
     pause_workers(rv->nworkers);
     uint64_t keys = catalog_keys(c);
