@@ -185,8 +185,8 @@ static void *reserver_main(void *arg)
         rv->bytes += reserve_paused(rv, a, b, RESERVE_MARGIN * rv->duration_s / (t3 - t2), c);
         rv->seconds += clock_now_s() - t3;
     }
-    /* the budget spent by a reservation that was not cut (whole chunks, a bucket array's
-     * power of two) skipped the top-ups: short of what the run needs as well */
+    /* a budget spent to the byte by a reservation that was not cut skipped the top-ups:
+     * short of what the run needs as well */
     if (rv->paused && rv->bytes >= rv->budget)
         rv->capped = true;
     if (rv->paused)

@@ -563,11 +563,29 @@ bool idx_hash_remove(struct idx_hash *h, uint64_t key)
 
 size_t idx_hash_buckets(struct idx_hash *h) { return idx_cur(h)->mask + 1; }
 
-size_t idx_hash_reserve(struct idx_hash *h, size_t keys)
+/* The bucket bits idx_hash_reserve grows to for `keys` keys. */
+static unsigned reserve_bits(size_t keys)
 {
     unsigned bits = 0;
     while (bits < MAX_BUCKET_BITS && GROW_KEYS_PER_BUCKET * ((size_t)1 << bits) < keys)
         bits++;
+    return bits;
+}
+
+size_t idx_hash_reserve_bytes(struct idx_hash *h, size_t keys)
+{
+    unsigned bits = reserve_bits(keys);
+    size_t bytes = 0, now = idx_hash_size(h);
+    if (idx_bits(idx_cur(h)) < bits)
+        bytes += ((size_t)1 << bits) * sizeof(struct idx_bucket);
+    if (keys > now)
+        bytes += lpool_reserve_bytes(h->nodes, (keys - now) / NEW_KEYS_PER_NODE);
+    return bytes;
+}
+
+size_t idx_hash_reserve(struct idx_hash *h, size_t keys)
+{
+    unsigned bits = reserve_bits(keys);
     size_t bytes = 0;
     struct waiter wt = WAITER_LATCH;
     for (;;) {

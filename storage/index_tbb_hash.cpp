@@ -92,6 +92,13 @@ size_t idx_hash_reserve(struct idx_hash *h, size_t keys)
     return 0;
 }
 
+size_t idx_hash_reserve_bytes(struct idx_hash *h, size_t keys)
+{
+    (void)h;
+    (void)keys;
+    return 0;
+}
+
 const char *idx_hash_kind(void)
 {
     return "tbb";

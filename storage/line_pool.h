@@ -32,6 +32,8 @@ void lpool_destroy(struct lpool *p);
  * already claimed there are still used up). Safe while others take lines. Returns the
  * bytes it allocated (0: enough left). */
 size_t lpool_reserve(struct lpool *p, size_t lines);
+/* The bytes lpool_reserve(p, lines) would allocate now (changes nothing). */
+size_t lpool_reserve_bytes(struct lpool *p, size_t lines);
 /* A zeroed, line-aligned LPOOL_LINE bytes, or NULL when the reservation is used up. */
 void *lpool_take(struct lpool *p);
 /* Whether `line` came from p (walks the regions: for a teardown, before lpool_destroy). */

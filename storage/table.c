@@ -524,39 +524,83 @@ static uint64_t flat_missing(struct table *t, uint64_t rows)
     return rows > ahead ? rows - ahead : 0;
 }
 
-/* Allocates and faults in the chunks of t (not placed) for `more` rows past those reserved
- * ahead already (past max(nrows, populated)); its bytes. Safe against inserters: a chunk
- * is published once, and one they may be writing is only populated, which changes no
- * byte. */
-static size_t reserve_flat_ahead(struct table *t, uint64_t more)
+/* The chunks [*first, *last] of t (not placed) that hold `more` rows past those reserved
+ * ahead already (past max(nrows, populated)); how many (0: more is 0, or the rows run
+ * past the table's last chunk). */
+static uint64_t flat_span(struct table *t, uint64_t more, uint64_t *first, uint64_t *last)
 {
     uint64_t from = table_nrows(t);
     pthread_mutex_lock(&t->chunk_lock);
     if (t->populated > from)
         from = t->populated;
     pthread_mutex_unlock(&t->chunk_lock);
-    uint64_t last = from + more - 1;
-    if (more == 0 || (last >> t->chunk_shift) >= t->max_chunks)
+    uint64_t end = from + more - 1;
+    if (more == 0 || (end >> t->chunk_shift) >= t->max_chunks)
+        return 0;
+    *first = from >> t->chunk_shift;
+    *last = end >> t->chunk_shift;
+    return *last - *first + 1;
+}
+
+/* Allocates and faults in the chunks of t (not placed) for `more` rows past those reserved
+ * ahead already (flat_span); its bytes. Safe against inserters: a chunk is published
+ * once, and one they may be writing is only populated, which changes no byte. */
+static size_t reserve_flat_ahead(struct table *t, uint64_t more)
+{
+    uint64_t first, last;
+    if (!flat_span(t, more, &first, &last))
         return 0;
     size_t chunk_bytes = ((size_t)1 << t->chunk_shift) * t->stride, bytes = 0;
-    for (uint64_t c = from >> t->chunk_shift; c <= last >> t->chunk_shift; c++) {
+    for (uint64_t c = first; c <= last; c++) {
         chunk_reserve(t, c, chunk_bytes);
         bytes += chunk_bytes;
     }
     pthread_mutex_lock(&t->chunk_lock);
-    if (t->populated < ((last >> t->chunk_shift) + 1) << t->chunk_shift)
-        t->populated = ((last >> t->chunk_shift) + 1) << t->chunk_shift;
+    if (t->populated < (last + 1) << t->chunk_shift)
+        t->populated = (last + 1) << t->chunk_shift;
     pthread_mutex_unlock(&t->chunk_lock);
+    return bytes;
+}
+
+/* What catalog_reserve_ahead reserves in each table before its budget scales it: rows
+ * (a placed table's per stream) and index keys still missing. */
+struct reserve_plan {
+    uint64_t missing[MAX_TABLES];
+    uint64_t stream_missing[MAX_TABLES][TABLE_MAX_NODES + 1];
+    size_t keys[MAX_TABLES];
+};
+
+/* The bytes the plan allocates scaled by `scale`, exactly as the reserve functions round
+ * them: whole chunks (per stream of a placed table), a bucket array's power of two,
+ * whole blocks of overflow nodes. */
+static size_t plan_bytes(const struct reserve_plan *p, const struct catalog_sizes *now,
+                         double scale)
+{
+    size_t bytes = 0;
+    for (int i = 0; i < now->ntables; i++) {
+        struct table *t = catalog[i];
+        if (!t)
+            continue;
+        uint64_t per_chunk = (uint64_t)1 << t->chunk_shift, first, last;
+        size_t chunk_bytes = per_chunk * t->stride;
+        if (t->streams)
+            for (int k = 0; k <= TABLE_MAX_NODES; k++)
+                bytes += ((uint64_t)(scale * (double)p->stream_missing[i][k]) + per_chunk - 1) /
+                         per_chunk * chunk_bytes;
+        else
+            bytes += flat_span(t, (uint64_t)(scale * (double)p->missing[i]), &first, &last) *
+                     chunk_bytes;
+        size_t keys = (size_t)(scale * (double)p->keys[i]);
+        if (keys)
+            bytes += idx_hash_reserve_bytes(t->primary, now->keys[i] + keys);
+    }
     return bytes;
 }
 
 size_t catalog_reserve_ahead(const struct catalog_sizes *before, const struct catalog_sizes *now,
                              double factor, size_t budget, bool *cut)
 {
-    uint64_t rows[MAX_TABLES] = {0}, missing[MAX_TABLES] = {0};
-    uint64_t stream_missing[TABLE_MAX_NODES + 1];
-    size_t keys[MAX_TABLES] = {0};
-    double want = 0;
+    struct reserve_plan *p = mem_zalloc(sizeof(*p));
     for (int i = 0; i < now->ntables && i < before->ntables; i++) {
         struct table *t = catalog[i];
         /* rows handed out (a placed table's in whole chunks) or, finer, keys committed */
@@ -565,41 +609,50 @@ size_t catalog_reserve_ahead(const struct catalog_sizes *before, const struct ca
             grown = now->keys[i] - before->keys[i];
         if (!t || !grown)
             continue;
-        rows[i] = (uint64_t)(factor * (double)grown);
-        missing[i] = t->streams ? placed_missing(t, rows[i], before->stream_rows[i],
-                                                 now->stream_rows[i], stream_missing)
-                                : flat_missing(t, rows[i]);
+        uint64_t rows = (uint64_t)(factor * (double)grown);
+        /* (the workers are paused, or in a test the table's streams took no rows since:
+         * the shares stay as computed here until the reservation below) */
+        p->missing[i] = t->streams ? placed_missing(t, rows, before->stream_rows[i],
+                                                    now->stream_rows[i], p->stream_missing[i])
+                                   : flat_missing(t, rows);
         if (t->primary && now->keys[i] > before->keys[i])
-            keys[i] = (size_t)(factor * (double)(now->keys[i] - before->keys[i]));
-        /* the rows still missing count against the budget (a top-up's is what is left
-         * after the calls before); an index bucket (64 bytes) per two keys, allocated
-         * once for all of them, and an overflow node (64 bytes) per eight
-         * (idx_hash_reserve; not counted: a top-up leaves the old region's unclaimed
-         * blocks unused, and each thread's last block its rest, storage/line_pool.h) */
-        want += (double)missing[i] * t->stride + (double)keys[i] * 40;
+            p->keys[i] = (size_t)(factor * (double)(now->keys[i] - before->keys[i]));
     }
-    double scale = want > (double)budget ? (double)budget / want : 1;
+    /* the largest scale whose bytes fit the budget, by bisection: bytes grow with the
+     * scale, in steps (whole chunks, a bucket array's power of two), and a growth that
+     * asks for far more than the budget needs a fine scale: 60 halvings */
+    double scale = 1;
+    if (plan_bytes(p, now, 1) > budget) {
+        double lo = 0, hi = 1;
+        for (int step = 0; step < 60; step++) {
+            double mid = (lo + hi) / 2;
+            if (plan_bytes(p, now, mid) <= budget)
+                lo = mid;
+            else
+                hi = mid;
+        }
+        scale = lo;
+    }
     if (cut)
         *cut = scale < 1;
     size_t bytes = 0;
     for (int i = 0; i < now->ntables; i++) {
         struct table *t = catalog[i];
-        if (!rows[i])
+        if (!t)
             continue;
         if (t->streams) {
-            /* the same shares as above: the workers are paused (or, in a test, the table's
-             * streams took no rows since) */
-            placed_missing(t, rows[i], before->stream_rows[i], now->stream_rows[i],
-                           stream_missing);
+            uint64_t scaled[TABLE_MAX_NODES + 1];
             for (int k = 0; k <= TABLE_MAX_NODES; k++)
-                stream_missing[k] = (uint64_t)(scale * (double)stream_missing[k]);
-            bytes += reserve_placed_ahead(t, stream_missing);
+                scaled[k] = (uint64_t)(scale * (double)p->stream_missing[i][k]);
+            bytes += reserve_placed_ahead(t, scaled);
         } else {
-            bytes += reserve_flat_ahead(t, (uint64_t)(scale * (double)missing[i]));
+            bytes += reserve_flat_ahead(t, (uint64_t)(scale * (double)p->missing[i]));
         }
-        if (keys[i])
-            bytes += idx_hash_reserve(t->primary, now->keys[i] + (size_t)(scale * (double)keys[i]));
+        size_t keys = (size_t)(scale * (double)p->keys[i]);
+        if (keys)
+            bytes += idx_hash_reserve(t->primary, now->keys[i] + keys);
     }
+    mem_free(p);
     return bytes;
 }
 

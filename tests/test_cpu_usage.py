@@ -69,6 +69,7 @@ class CpuUsage(unittest.TestCase):
         self.assertEqual(ra["budget_bytes"], 64 << 20)
         self.assertTrue(ra["capped"], ra)
         self.assertGreater(ra["bytes"], 0)
+        self.assertLessEqual(ra["bytes"], ra["budget_bytes"])
         self.assertIn("reserve-ahead: cut short by its budget of 64 MiB", err)
         self.assertGreater(r["cpu"]["window"]["minor_faults"], 1000)
 

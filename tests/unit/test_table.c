@@ -199,9 +199,10 @@ static void placed_reserve_without_new_chunk(void)
     table_destroy(t);
 }
 
-/* A reservation stays within its budget (but for the rest of a chunk), whatever the
- * growth asks for, a placed table's too; a top-up's budget goes to the rows still
- * missing; with nothing left, a top-up reserves nothing. */
+/* A reservation stays within its budget, to the byte, whatever the growth asks for, a
+ * placed table's too, and one with a primary index (whose bucket array grows by powers
+ * of two); it fills the budget to within a chunk; a top-up's budget goes to the rows
+ * still missing; with nothing left, a top-up reserves nothing. */
 static void reserve_ahead_within_budget(void)
 {
     struct table *t = make_flat("bounded");
@@ -216,12 +217,13 @@ static void reserve_ahead_within_budget(void)
     size_t bytes = catalog_reserve_ahead(&before, &now, 1e6, budget, &cut); /* asks for 1e9 rows */
     CHECK(bytes > 0);
     CHECK(cut);
-    CHECK(bytes <= budget + chunk_bytes);
+    CHECK(bytes <= budget);
+    CHECK(bytes + chunk_bytes >= budget);
     /* a top-up given as much again adds about as much: only the rows still missing count
      * against its budget, not those the first call reserved */
     size_t more = catalog_reserve_ahead(&before, &now, 1e6, budget, NULL);
     CHECK(more + chunk_bytes >= budget);
-    CHECK(more <= budget + chunk_bytes);
+    CHECK(more <= budget);
     CHECK_EQ_U(catalog_reserve_ahead(&before, &now, 1e6, 0, NULL), 0);
     table_destroy(t);
 
@@ -241,8 +243,29 @@ static void reserve_ahead_within_budget(void)
     bytes = catalog_reserve_ahead(&before, &now, 1e6, budget, &cut);
     CHECK(cut);
     CHECK(bytes + chunk_bytes >= budget);
-    CHECK(bytes <= budget + chunk_bytes);
+    CHECK(bytes <= budget);
     table_destroy(p);
+
+    /* a primary index: 1,000 keys grown, 100x, ask for 100,000 more rows and keys, whose
+     * bucket array alone (2^16 buckets of 64 bytes: 4 MiB) passes a budget of 2 MiB */
+    struct schema s;
+    schema_init(&s, false);
+    schema_add(&s, "v", COL_INT64, 8);
+    schema_seal(&s);
+    struct table *x = table_create("indexed", &s, 1, true);
+    for (uint64_t k = 1; k <= 1000; k++)
+        idx_hash_insert(x->primary, k, table_new_row(x, k));
+    catalog_sizes(&before);
+    for (uint64_t k = 1001; k <= 2000; k++)
+        idx_hash_insert(x->primary, k, table_new_row(x, k));
+    catalog_sizes(&now);
+    budget = (size_t)2 << 20;
+    cut = false;
+    bytes = catalog_reserve_ahead(&before, &now, 100.0, budget, &cut);
+    CHECK(cut);
+    CHECK(bytes > 0);
+    CHECK(bytes <= budget);
+    table_destroy(x);
 }
 
 /* Reservations ahead (catalog_reserve_ahead) while inserters grow a table that is not
