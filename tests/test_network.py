@@ -78,11 +78,12 @@ class Network(unittest.TestCase):
         self.assertAlmostEqual(r["network"]["messages_per_commit"], 3, delta=0.1)
 
     def test_message_cpu(self):
-        # one request delivered before the decision: 300 us of CPU in the latency; the
-        # commit message's after it
-        r = run("no-wait", *ONE_ROW, "--threads", "2", "--net-msg-cpu-us", "300")
-        self.assertGreaterEqual(r["latency_us"]["p50"], 0.97 * 300)  # buckets: 3%
-        self.assertLess(r["latency_us"]["p50"], 550)
+        # one request delivered before the decision: 1 ms of CPU in the latency; the
+        # commit message's after it (counted in the latency, the median would be 2 ms;
+        # the line half-way leaves 0.5 ms for a loaded machine's scheduling delays)
+        r = run("no-wait", *ONE_ROW, "--threads", "2", "--net-msg-cpu-us", "1000")
+        self.assertGreaterEqual(r["latency_us"]["p50"], 0.97 * 1000)  # buckets: 3%
+        self.assertLess(r["latency_us"]["p50"], 1500)
 
     def test_locks_held_over_the_commit_leg(self):
         # every transaction writes the one row: dl-detect queues them (no aborts) and each
