@@ -55,8 +55,12 @@ class CpuUsage(unittest.TestCase):
             self.assertEqual(r["reserve_ahead"]["on"], on == "on")
             self.assertEqual(r["reserve_ahead"]["bytes"] > 0, on == "on")
             self.assertFalse(r["reserve_ahead"]["capped"])
-            # the workers paused while it reserved: none of it went to their inserts
-            self.assertEqual(r["reserve_ahead"]["rows_inserted"], 0)
+            # the workers paused while it reserved: none of it went to their inserts. A
+            # worker the machine ran late (past the driver's 0.1 s wait for the pause)
+            # pauses at its next transaction's end: at most 17 keys (a NewOrder's) per
+            # worker and pause (3 pauses), 102 in all; workers that never pause insert
+            # millions meanwhile (4.8 M and 11.7 M measured)
+            self.assertLess(r["reserve_ahead"]["rows_inserted"], 200)
             per_commit[on] = r["cpu"]["window"]["minor_faults"] / r["commits"]
         self.assertLess(per_commit["on"], 0.5 * per_commit["off"], per_commit)
 
