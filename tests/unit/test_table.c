@@ -199,6 +199,48 @@ static void placed_reserve_without_new_chunk(void)
     table_destroy(t);
 }
 
+/* Two streams (nodes 0 and 1) that grew 3:1 get the reservation in that proportion,
+ * each in whole chunks queued as its own spares: node 1 uses up its rows ahead and its
+ * spares without a new chunk, then takes a new one, not node 0's spares. */
+static void placed_reserve_splits_by_stream(void)
+{
+    struct table *t = make_placed(5000); /* chunks of 8192 rows */
+    uint64_t chunk = (uint64_t)1 << t->chunk_shift, key = 1;
+    struct row_freelist fl[2];
+    memset(fl, 0, sizeof(fl));
+    for (int k = 0; k < 2; k++) {
+        table_freelist_set_node(&fl[k], k);
+        for (int i = 0; i < 100; i++)
+            table_new_row_from(&fl[k], t, key++);
+    }
+    struct catalog_sizes before, now;
+    catalog_sizes(&before);
+    for (uint64_t i = 0; i < 3 * chunk; i++)
+        table_new_row_from(&fl[0], t, key++);
+    for (uint64_t i = 0; i < chunk; i++)
+        table_new_row_from(&fl[1], t, key++);
+    catalog_sizes(&now);
+    bool cut = true;
+    CHECK(catalog_reserve_ahead(&before, &now, 2.0, (size_t)1 << 30, &cut) > 0);
+    CHECK(!cut);
+    /* 2 x 4 chunks grown: 6 chunks' rows for node 0, 2 for node 1, less the rest of each
+     * one's current chunk (chunk - 100), in whole chunks */
+    struct table_stream *s0 = &t->streams[1], *s1 = &t->streams[2];
+    CHECK_EQ_U(s0->spare_rows, 6 * chunk);
+    CHECK_EQ_U(s1->spare_rows, 2 * chunk);
+    uint64_t rows = table_nrows(t);
+    /* node 1: the rest of its chunk and both spares, no new chunk */
+    for (uint64_t i = 0; i < chunk - 100 + 2 * chunk; i++)
+        table_new_row_from(&fl[1], t, key++);
+    CHECK_EQ_U(table_nrows(t), rows);
+    CHECK_EQ_U(s1->spare_rows, 0);
+    /* then a new chunk: node 0's spares stay node 0's */
+    table_new_row_from(&fl[1], t, key++);
+    CHECK_EQ_U(table_nrows(t), rows + chunk);
+    CHECK_EQ_U(s0->spare_rows, 6 * chunk);
+    table_destroy(t);
+}
+
 /* A reservation stays within its budget, to the byte, whatever the growth asks for, a
  * placed table's too, and one with a primary index (whose bucket array grows by powers
  * of two); it fills the budget to within a chunk; a top-up's budget goes to the rows
@@ -345,6 +387,7 @@ int main(void)
     RUN_CASE(switching_node_moves_rows);
     RUN_CASE(prefault_keeps_contents);
     RUN_CASE(placed_reserve_without_new_chunk);
+    RUN_CASE(placed_reserve_splits_by_stream);
     RUN_CASE(reserve_ahead_within_budget);
     RUN_CASE(reserve_ahead_races_inserters);
     CHECK_EXIT();
