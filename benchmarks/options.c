@@ -94,8 +94,9 @@ static const struct opt_def defs[] = {
      "measures concurrency control without index cost"},
     {"prefetch", OK_ONOFF, OFF(prefetch), 0, 0, false, "on",
      "on or off: ycsb, f1 and tao look up every row of a transaction before its first "
-     "access and prefetch them (tpcc: NewOrder's items and stocks, and the index buckets "
-     "of the keys NewOrder and Payment insert), so their cache misses overlap; off: one "
+     "access and prefetch them (tpcc: NewOrder's customer, items and stocks, Payment's "
+     "customer by id, and the index buckets of the keys NewOrder and Payment insert), so "
+     "their cache misses overlap; off: one "
      "look-up per access, as it is made (DBx1000's way)"},
     {"duration", OK_DOUBLE, OFF(duration_s), 0.01, 86400, false, "5", "seconds measured"},
     {"seed", OK_U64, OFF(seed), 0, U64MAX, false, "1", "random seed (queries and data)"},

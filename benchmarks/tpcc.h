@@ -119,9 +119,10 @@ struct tpcc_db {
      * --partition-by-warehouse): then its rows are placed on that thread's NUMA node
      * (placed tables, storage/table.h) and new rows on the inserting thread's node. */
     bool placed;
-    /* --prefetch: NewOrder looks up its items' and stocks' rows first and prefetches
-     * them (neither table takes inserts or deletes), so their misses overlap; NewOrder
-     * and Payment also request the index buckets of the keys their commits insert */
+    /* --prefetch: NewOrder looks up its customer's, items' and stocks' rows first and
+     * prefetches them, Payment its customer's by id (none of these tables takes inserts
+     * or deletes), so their misses overlap; NewOrder and Payment also request the index
+     * buckets of the keys their commits insert */
     bool prefetch;
     /* The loaded S_QUANTITY of STOCK (w, i), at [(w - 1) * TPCC_ITEMS + i - 1]: --check's
      * condition 17 derives the final quantity from it (tpcc_check.c). */

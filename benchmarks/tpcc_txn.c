@@ -138,10 +138,18 @@ static enum rc new_order(struct txn *t, const struct tpcc_query *q)
 {
     uint32_t w = q->w_id, d = q->d_id;
     const unsigned char *img;
-    struct row *irows[TPCC_MAX_OL], *srows[TPCC_MAX_OL];
-    for (int i = 0; tpcc.prefetch && i < q->ol_cnt; i++) { /* tpcc.prefetch (tpcc.h) */
+    struct row *irows[TPCC_MAX_OL], *srows[TPCC_MAX_OL], *cr = NULL;
+    uint64_t ckey = tpcc_ckey(w, d, q->c_id);
+    if (tpcc.prefetch) /* tpcc.prefetch (tpcc.h) */
+        table_prefetch_key(tpcc.tab[T_CUSTOMER], ckey);
+    for (int i = 0; tpcc.prefetch && i < q->ol_cnt; i++) {
         table_prefetch_key(tpcc.tab[T_ITEM], q->ol[i].i_id);
         table_prefetch_key(tpcc.tab[T_STOCK], tpcc_skey(q->ol[i].supply_w_id, q->ol[i].i_id));
+    }
+    if (tpcc.prefetch) { /* the customer's row: no insert or delete moves it */
+        cr = txn_lookup(t, tpcc.tab[T_CUSTOMER], ckey);
+        if (cr)
+            txn_prefetch(t, tpcc.tab[T_CUSTOMER], cr, false);
     }
     for (int i = 0; tpcc.prefetch && i < q->ol_cnt; i++) {
         irows[i] = txn_lookup(t, tpcc.tab[T_ITEM], q->ol[i].i_id);
@@ -173,8 +181,8 @@ static enum rc new_order(struct txn *t, const struct tpcc_query *q)
         table_prefetch_key(tpcc.tab[T_NEW_ORDER], tpcc_okey(w, d, o_id));
     }
 
-    uint64_t ckey = tpcc_ckey(w, d, q->c_id);
-    struct row *cr = txn_lookup(t, tpcc.tab[T_CUSTOMER], ckey);
+    if (!tpcc.prefetch)
+        cr = txn_lookup(t, tpcc.tab[T_CUSTOMER], ckey);
     if (txn_read(t, cr, C(C_DISCOUNT) | C(C_LAST) | C(C_CREDIT), &img) != RC_OK)
         return RC_ABORT;
     int64_t c_discount = tpcc_get32(T_CUSTOMER, img, C_DISCOUNT);
@@ -277,10 +285,17 @@ static enum rc payment(struct txn *t, const struct tpcc_query *q)
     uint32_t w = q->w_id, d = q->d_id;
     const unsigned char *img;
     struct thread_state *ts = &tstate[q->thread];
+    struct row *cr = NULL;
     if (tpcc.prefetch) { /* the index buckets of the customer by id and of the insert's key */
+        uint64_t ckey = tpcc_ckey(q->c_w_id, q->c_d_id, q->c_id);
         if (!q->by_name)
-            table_prefetch_key(tpcc.tab[T_CUSTOMER], tpcc_ckey(q->c_w_id, q->c_d_id, q->c_id));
+            table_prefetch_key(tpcc.tab[T_CUSTOMER], ckey);
         table_prefetch_key(tpcc.tab[T_HISTORY], history_key(q->thread, ts->history_seq + 1));
+        if (!q->by_name) { /* and its row, while the WAREHOUSE and DISTRICT rows are updated */
+            cr = txn_lookup(t, tpcc.tab[T_CUSTOMER], ckey);
+            if (cr)
+                txn_prefetch(t, tpcc.tab[T_CUSTOMER], cr, true);
+        }
     }
     struct row *wr = txn_lookup(t, tpcc.tab[T_WAREHOUSE], w);
     colmask_t wcols = C(W_NAME) | C(W_STREET_1) | C(W_STREET_2) | C(W_CITY) | C(W_STATE) |
@@ -306,7 +321,8 @@ static enum rc payment(struct txn *t, const struct tpcc_query *q)
         return RC_ABORT;
     txn_last_access(t, dr); /* nor to its DISTRICT row */
 
-    struct row *cr = find_customer(t, q->c_w_id, q->c_d_id, q->by_name, q->c_id);
+    if (!cr)
+        cr = find_customer(t, q->c_w_id, q->c_d_id, q->by_name, q->c_id);
     if (!cr)
         return missing_row(t); /* cannot happen: every last name exists in every district */
     colmask_t ccols = C(C_ID) | C(C_FIRST) | C(C_MIDDLE) | C(C_LAST) | C(C_STREET_1) |
