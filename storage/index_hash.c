@@ -576,10 +576,17 @@ size_t idx_hash_reserve_bytes(struct idx_hash *h, size_t keys)
 {
     unsigned bits = reserve_bits(keys);
     size_t bytes = 0, now = idx_hash_size(h);
-    if (idx_bits(idx_cur(h)) < bits)
+    struct idx_table *cur = idx_cur(h);
+    bool grows = idx_bits(cur) < bits;
+    if (grows)
         bytes += ((size_t)1 << bits) * sizeof(struct idx_bucket);
-    if (keys > now)
-        bytes += lpool_reserve_bytes(h->nodes, (keys - now) / NEW_KEYS_PER_NODE);
+    /* a growth (ours, or one under way that idx_hash_reserve helps end) moves the keys
+     * first, and the chains it builds take the pool's room: count a new region then */
+    size_t lines = keys > now ? (keys - now) / NEW_KEYS_PER_NODE : 0;
+    if (grows || idx_next(cur) != NULL)
+        bytes += lpool_region_bytes(lines);
+    else
+        bytes += lpool_reserve_bytes(h->nodes, lines);
     return bytes;
 }
 

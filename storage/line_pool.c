@@ -85,15 +85,14 @@ static size_t region_left(struct lpool_region *r)
     return claimed < r->bytes ? r->bytes - claimed : 0;
 }
 
-/* The bytes of a region that holds `lines` lines: whole blocks. */
-static size_t region_bytes(size_t lines)
+size_t lpool_region_bytes(size_t lines)
 {
     return (lines * LPOOL_LINE + LPOOL_BLOCK_BYTES - 1) / LPOOL_BLOCK_BYTES * LPOOL_BLOCK_BYTES;
 }
 
 size_t lpool_reserve_bytes(struct lpool *p, size_t lines)
 {
-    size_t bytes = region_bytes(lines);
+    size_t bytes = lpool_region_bytes(lines);
     pthread_mutex_lock(&p->lock);
     size_t left = region_left(atomic_load_explicit(&p->cur, memory_order_relaxed));
     pthread_mutex_unlock(&p->lock);
@@ -102,7 +101,7 @@ size_t lpool_reserve_bytes(struct lpool *p, size_t lines)
 
 size_t lpool_reserve(struct lpool *p, size_t lines)
 {
-    size_t bytes = region_bytes(lines);
+    size_t bytes = lpool_region_bytes(lines);
     pthread_mutex_lock(&p->lock);
     struct lpool_region *cur = atomic_load_explicit(&p->cur, memory_order_relaxed);
     if (bytes == 0 || region_left(cur) >= bytes) {

@@ -34,6 +34,9 @@ void lpool_destroy(struct lpool *p);
 size_t lpool_reserve(struct lpool *p, size_t lines);
 /* The bytes lpool_reserve(p, lines) would allocate now (changes nothing). */
 size_t lpool_reserve_bytes(struct lpool *p, size_t lines);
+/* The bytes of a new region for `lines` lines (whole blocks): what lpool_reserve
+ * allocates when the current region has fewer left, 0 for 0 lines. */
+size_t lpool_region_bytes(size_t lines);
 /* A zeroed, line-aligned LPOOL_LINE bytes, or NULL when the reservation is used up. */
 void *lpool_take(struct lpool *p);
 /* Whether `line` came from p (walks the regions: for a teardown, before lpool_destroy). */

@@ -563,44 +563,71 @@ static size_t reserve_flat_ahead(struct table *t, uint64_t more)
 }
 
 /* What catalog_reserve_ahead reserves in each table before its budget scales it: rows
- * (a placed table's per stream) and index keys still missing. */
+ * (a placed table's per stream) and index keys still missing; and the scale of each. */
 struct reserve_plan {
     uint64_t missing[MAX_TABLES];
     uint64_t stream_missing[MAX_TABLES][TABLE_MAX_NODES + 1];
     size_t keys[MAX_TABLES];
+    double scale[MAX_TABLES];
 };
 
-/* The bytes the plan allocates scaled by `scale`, exactly as the reserve functions round
+/* The bytes the plan allocates at its scales, exactly as the reserve functions round
  * them: whole chunks (per stream of a placed table), a bucket array's power of two,
  * whole blocks of overflow nodes. */
-static size_t plan_bytes(const struct reserve_plan *p, const struct catalog_sizes *now,
-                         double scale)
+static size_t plan_bytes(const struct reserve_plan *p, const struct catalog_sizes *now)
 {
     size_t bytes = 0;
     for (int i = 0; i < now->ntables; i++) {
         struct table *t = catalog[i];
         if (!t)
             continue;
+        double sc = p->scale[i];
         uint64_t per_chunk = (uint64_t)1 << t->chunk_shift, first, last;
         size_t chunk_bytes = per_chunk * t->stride;
         if (t->streams)
             for (int k = 0; k <= TABLE_MAX_NODES; k++)
-                bytes += ((uint64_t)(scale * (double)p->stream_missing[i][k]) + per_chunk - 1) /
+                bytes += ((uint64_t)(sc * (double)p->stream_missing[i][k]) + per_chunk - 1) /
                          per_chunk * chunk_bytes;
         else
-            bytes += flat_span(t, (uint64_t)(scale * (double)p->missing[i]), &first, &last) *
+            bytes += flat_span(t, (uint64_t)(sc * (double)p->missing[i]), &first, &last) *
                      chunk_bytes;
-        size_t keys = (size_t)(scale * (double)p->keys[i]);
+        size_t keys = (size_t)(sc * (double)p->keys[i]);
         if (keys)
             bytes += idx_hash_reserve_bytes(t->primary, now->keys[i] + keys);
     }
     return bytes;
 }
 
+/* Raises the scale of table `only` (-1: of every table) from `from` (where the plan fits)
+ * as far as the plan still fits the budget, by bisection: bytes grow with the scale, in
+ * steps (whole chunks, a bucket array's power of two), and a growth that asks for far
+ * more than the budget needs a fine scale: 60 halvings. Returns the scale. */
+static double plan_fit(struct reserve_plan *p, const struct catalog_sizes *now, int only,
+                     double from, size_t budget)
+{
+    double lo = from, hi = 1;
+    for (int step = 0; step < 60; step++) {
+        double mid = (lo + hi) / 2;
+        for (int i = 0; i < now->ntables; i++)
+            if (only < 0 || i == only)
+                p->scale[i] = mid;
+        if (plan_bytes(p, now) <= budget)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    for (int i = 0; i < now->ntables; i++)
+        if (only < 0 || i == only)
+            p->scale[i] = lo;
+    return lo;
+}
+
 size_t catalog_reserve_ahead(const struct catalog_sizes *before, const struct catalog_sizes *now,
                              double factor, size_t budget, bool *cut)
 {
     struct reserve_plan *p = mem_zalloc(sizeof(*p));
+    for (int i = 0; i < now->ntables; i++)
+        p->scale[i] = 1;
     for (int i = 0; i < now->ntables && i < before->ntables; i++) {
         struct table *t = catalog[i];
         /* rows handed out (a placed table's in whole chunks) or, finer, keys committed */
@@ -618,37 +645,33 @@ size_t catalog_reserve_ahead(const struct catalog_sizes *before, const struct ca
         if (t->primary && now->keys[i] > before->keys[i])
             p->keys[i] = (size_t)(factor * (double)(now->keys[i] - before->keys[i]));
     }
-    /* the largest scale whose bytes fit the budget, by bisection: bytes grow with the
-     * scale, in steps (whole chunks, a bucket array's power of two), and a growth that
-     * asks for far more than the budget needs a fine scale: 60 halvings */
-    double scale = 1;
-    if (plan_bytes(p, now, 1) > budget) {
-        double lo = 0, hi = 1;
-        for (int step = 0; step < 60; step++) {
-            double mid = (lo + hi) / 2;
-            if (plan_bytes(p, now, mid) <= budget)
-                lo = mid;
-            else
-                hi = mid;
-        }
-        scale = lo;
+    /* Over the budget: first one scale for every table, the largest that fits; then what
+     * it leaves (a step of one table that does not fit, a whole chunk or a bucket array,
+     * must not hold the others back) to each table in turn, in catalog order. */
+    bool over = plan_bytes(p, now) > budget;
+    if (over) {
+        double common = plan_fit(p, now, -1, 0, budget);
+        for (int i = 0; i < now->ntables; i++)
+            if (p->missing[i] || p->keys[i])
+                plan_fit(p, now, i, common, budget);
     }
     if (cut)
-        *cut = scale < 1;
+        *cut = over;
     size_t bytes = 0;
     for (int i = 0; i < now->ntables; i++) {
         struct table *t = catalog[i];
         if (!t)
             continue;
+        double sc = p->scale[i];
         if (t->streams) {
             uint64_t scaled[TABLE_MAX_NODES + 1];
             for (int k = 0; k <= TABLE_MAX_NODES; k++)
-                scaled[k] = (uint64_t)(scale * (double)p->stream_missing[i][k]);
+                scaled[k] = (uint64_t)(sc * (double)p->stream_missing[i][k]);
             bytes += reserve_placed_ahead(t, scaled);
         } else {
-            bytes += reserve_flat_ahead(t, (uint64_t)(scale * (double)p->missing[i]));
+            bytes += reserve_flat_ahead(t, (uint64_t)(sc * (double)p->missing[i]));
         }
-        size_t keys = (size_t)(scale * (double)p->keys[i]);
+        size_t keys = (size_t)(sc * (double)p->keys[i]);
         if (keys)
             bytes += idx_hash_reserve(t->primary, now->keys[i] + keys);
     }

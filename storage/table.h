@@ -230,10 +230,12 @@ void catalog_loaded(void);
  * reserves only what is missing, so a second call with a fresher rate tops the first
  * one up, and scales what is missing down so that what it allocates (whole chunks, a
  * bucket array's power of two, whole blocks of overflow nodes) fits `budget` bytes (a
- * caller that bounds all its calls together passes what is left). A placed table's rows
- * are split over the streams that grew, in proportion, in whole chunks on each one's
- * node. Returns the bytes it reserved (<= budget); *cut (if not NULL) says whether the
- * budget scaled it down. */
+ * caller that bounds all its calls together passes what is left): first by one scale
+ * for every table, then each table's own as far as what is left allows. A placed
+ * table's rows are split over the streams that grew, in proportion, in whole chunks on
+ * each one's node. Returns the bytes it reserved: <= budget when nothing inserts
+ * meanwhile (small headers aside); *cut (if not NULL) says whether the budget scaled
+ * it down. */
 size_t catalog_reserve_ahead(const struct catalog_sizes *before, const struct catalog_sizes *now,
                              double factor, size_t budget, bool *cut);
 

@@ -310,6 +310,40 @@ static void reserve_ahead_within_budget(void)
     table_destroy(x);
 }
 
+/* A table whose next step passes the budget on its own (a whole chunk of 2^22 rows) does
+ * not hold the others back: the small table still gets its whole share. */
+static void reserve_ahead_big_step_leaves_the_rest(void)
+{
+    struct schema s;
+    schema_init(&s, false);
+    schema_add(&s, "v", COL_INT64, 8);
+    schema_seal(&s);
+    struct table *big = table_create("big", &s, (uint64_t)1 << 22, false);
+    struct table *small = make_flat("small"); /* chunks of 1024 rows */
+    CHECK_EQ_U(big->chunk_shift, 22);
+    for (uint64_t k = 1; k <= 100; k++) {
+        table_new_row(big, k);
+        table_new_row(small, k);
+    }
+    struct catalog_sizes before, now;
+    catalog_sizes(&before);
+    now = before;
+    now.rows[big->id] += 1000;
+    now.rows[small->id] += 1000;
+    /* 100x: 100,000 rows each; small's take 98 chunks, within 200; big's first chunk alone
+     * is far over */
+    size_t budget = 200 * ((size_t)1024 * small->stride);
+    CHECK(budget < ((size_t)1 << 22) * big->stride);
+    bool cut = false;
+    size_t bytes = catalog_reserve_ahead(&before, &now, 100.0, budget, &cut);
+    CHECK(cut);
+    CHECK(bytes <= budget);
+    CHECK(small->populated >= 100 + 100000);
+    CHECK_EQ_U(big->populated, 0);
+    table_destroy(big);
+    table_destroy(small);
+}
+
 /* Reservations ahead (catalog_reserve_ahead) while inserters grow a table that is not
  * placed, in chunks of 1024 rows: the reserver's chunks race the inserters' (chunk_reserve
  * loses some: an inserter publishes the chunk while the reserver prefaults its own, which
@@ -389,6 +423,7 @@ int main(void)
     RUN_CASE(placed_reserve_without_new_chunk);
     RUN_CASE(placed_reserve_splits_by_stream);
     RUN_CASE(reserve_ahead_within_budget);
+    RUN_CASE(reserve_ahead_big_step_leaves_the_rest);
     RUN_CASE(reserve_ahead_races_inserters);
     CHECK_EXIT();
 }
