@@ -571,10 +571,12 @@ struct reserve_plan {
     double scale[MAX_TABLES];
 };
 
-/* The bytes the plan allocates at its scales, exactly as the reserve functions round
- * them: whole chunks (per stream of a placed table), a bucket array's power of two,
- * whole blocks of overflow nodes. */
-static size_t plan_bytes(const struct reserve_plan *p, const struct catalog_sizes *now)
+/* Reserves what the plan holds at its scales (reserve), or only reckons the bytes that
+ * would take (!reserve: changes nothing), rounded as the reserve functions allocate:
+ * whole chunks (per stream of a placed table), a bucket array's power of two, whole
+ * blocks of overflow nodes. One walk for both, so the two cannot round apart. */
+static size_t plan_walk(const struct reserve_plan *p, const struct catalog_sizes *now,
+                        bool reserve)
 {
     size_t bytes = 0;
     for (int i = 0; i < now->ntables; i++) {
@@ -584,16 +586,24 @@ static size_t plan_bytes(const struct reserve_plan *p, const struct catalog_size
         double sc = p->scale[i];
         uint64_t per_chunk = (uint64_t)1 << t->chunk_shift, first, last;
         size_t chunk_bytes = per_chunk * t->stride;
-        if (t->streams)
+        if (t->streams) {
+            uint64_t scaled[TABLE_MAX_NODES + 1];
             for (int k = 0; k <= TABLE_MAX_NODES; k++)
-                bytes += ((uint64_t)(sc * (double)p->stream_missing[i][k]) + per_chunk - 1) /
-                         per_chunk * chunk_bytes;
-        else
-            bytes += flat_span(t, (uint64_t)(sc * (double)p->missing[i]), &first, &last) *
-                     chunk_bytes;
-        size_t keys = (size_t)(sc * (double)p->keys[i]);
-        if (keys)
-            bytes += idx_hash_reserve_bytes(t->primary, now->keys[i] + keys);
+                scaled[k] = (uint64_t)(sc * (double)p->stream_missing[i][k]);
+            if (reserve)
+                bytes += reserve_placed_ahead(t, scaled);
+            else
+                for (int k = 0; k <= TABLE_MAX_NODES; k++)
+                    bytes += (scaled[k] + per_chunk - 1) / per_chunk * chunk_bytes;
+        } else {
+            uint64_t more = (uint64_t)(sc * (double)p->missing[i]);
+            bytes += reserve ? reserve_flat_ahead(t, more)
+                             : flat_span(t, more, &first, &last) * chunk_bytes;
+        }
+        size_t keys = now->keys[i] + (size_t)(sc * (double)p->keys[i]);
+        if (keys > now->keys[i])
+            bytes += reserve ? idx_hash_reserve(t->primary, keys)
+                             : idx_hash_reserve_bytes(t->primary, keys);
     }
     return bytes;
 }
@@ -611,7 +621,7 @@ static double plan_fit(struct reserve_plan *p, const struct catalog_sizes *now, 
         for (int i = 0; i < now->ntables; i++)
             if (only < 0 || i == only)
                 p->scale[i] = mid;
-        if (plan_bytes(p, now) <= budget)
+        if (plan_walk(p, now, false) <= budget)
             lo = mid;
         else
             hi = mid;
@@ -648,7 +658,7 @@ size_t catalog_reserve_ahead(const struct catalog_sizes *before, const struct ca
     /* Over the budget: first one scale for every table, the largest that fits; then what
      * it leaves (a step of one table that does not fit, a whole chunk or a bucket array,
      * must not hold the others back) to each table in turn, in catalog order. */
-    bool over = plan_bytes(p, now) > budget;
+    bool over = plan_walk(p, now, false) > budget;
     if (over) {
         double common = plan_fit(p, now, -1, 0, budget);
         for (int i = 0; i < now->ntables; i++)
@@ -657,24 +667,7 @@ size_t catalog_reserve_ahead(const struct catalog_sizes *before, const struct ca
     }
     if (cut)
         *cut = over;
-    size_t bytes = 0;
-    for (int i = 0; i < now->ntables; i++) {
-        struct table *t = catalog[i];
-        if (!t)
-            continue;
-        double sc = p->scale[i];
-        if (t->streams) {
-            uint64_t scaled[TABLE_MAX_NODES + 1];
-            for (int k = 0; k <= TABLE_MAX_NODES; k++)
-                scaled[k] = (uint64_t)(sc * (double)p->stream_missing[i][k]);
-            bytes += reserve_placed_ahead(t, scaled);
-        } else {
-            bytes += reserve_flat_ahead(t, (uint64_t)(sc * (double)p->missing[i]));
-        }
-        size_t keys = (size_t)(sc * (double)p->keys[i]);
-        if (keys)
-            bytes += idx_hash_reserve(t->primary, now->keys[i] + keys);
-    }
+    size_t bytes = plan_walk(p, now, true);
     mem_free(p);
     return bytes;
 }
