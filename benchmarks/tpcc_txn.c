@@ -286,12 +286,11 @@ static enum rc payment(struct txn *t, const struct tpcc_query *q)
     const unsigned char *img;
     struct thread_state *ts = &tstate[q->thread];
     struct row *cr = NULL;
-    if (tpcc.prefetch) { /* the index buckets of the customer by id and of the insert's key */
-        uint64_t ckey = tpcc_ckey(q->c_w_id, q->c_d_id, q->c_id);
-        if (!q->by_name)
-            table_prefetch_key(tpcc.tab[T_CUSTOMER], ckey);
+    if (tpcc.prefetch) { /* the index buckets of the insert's key and of the customer by id */
         table_prefetch_key(tpcc.tab[T_HISTORY], history_key(q->thread, ts->history_seq + 1));
         if (!q->by_name) { /* and its row, while the WAREHOUSE and DISTRICT rows are updated */
+            uint64_t ckey = tpcc_ckey(q->c_w_id, q->c_d_id, q->c_id);
+            table_prefetch_key(tpcc.tab[T_CUSTOMER], ckey);
             cr = txn_lookup(t, tpcc.tab[T_CUSTOMER], ckey);
             if (cr)
                 txn_prefetch(t, tpcc.tab[T_CUSTOMER], cr, true);

@@ -58,8 +58,9 @@ size_t idx_hash_buckets(struct idx_hash *h);
  * allocated (0: big enough already, or INDEX=tbb, which only grows as TBB does). For the
  * warm-up, ahead of a run's inserts. */
 size_t idx_hash_reserve(struct idx_hash *h, size_t keys);
-/* The bytes idx_hash_reserve(h, keys) would allocate now (changes nothing; reckoned from
- * the current table: a growth under way is not counted). */
+/* The bytes idx_hash_reserve(h, keys) would allocate now (changes nothing): a bucket
+ * array, if the current one is too small, and the overflow nodes (a new region whenever
+ * a growth, ours or one under way, moves keys into the pool's room). */
 size_t idx_hash_reserve_bytes(struct idx_hash *h, size_t keys);
 /* Name of the linked implementation ("own" or "tbb"), reported in results. */
 const char *idx_hash_kind(void);
