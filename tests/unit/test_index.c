@@ -187,6 +187,32 @@ static void test_hash_reserved_insert(void)
     insert_while_reading(h);
 }
 
+/* idx_hash_reserve_bytes never reckons less than idx_hash_reserve then allocates. The
+ * index is reserved for RESERVE_KEYS keys and holds them all, so its bucket array is full
+ * (2 keys a bucket) and its node region partly used; a reservation for more keys doubles
+ * the array, and the move of the keys into it chains nodes from that region. For some of
+ * the sizes swept, what the region has left covers the new keys' nodes before the move
+ * but not after it: the reservation then takes a new region, which the reckoning must
+ * have counted (with INDEX=tbb both are 0). */
+#define RESERVE_KEYS 32768
+
+static void test_hash_reserve_bytes_covers_growth(void)
+{
+    for (size_t lines = 128; lines <= 2048; lines += 128) {
+        struct idx_hash *h = idx_hash_create(16, 0);
+        idx_hash_reserve(h, RESERVE_KEYS);
+        for (uint64_t k = 0; k < RESERVE_KEYS; k++)
+            CHECK(idx_hash_insert(h, k, fake_row(k)));
+        size_t keys = RESERVE_KEYS + 8 * lines; /* one overflow node per 8 new keys */
+        size_t reckoned = idx_hash_reserve_bytes(h, keys);
+        size_t reserved = idx_hash_reserve(h, keys);
+        CHECK(reserved <= reckoned);
+        CHECK_EQ_U(idx_hash_size(h), RESERVE_KEYS);
+        CHECK(idx_hash_get(h, RESERVE_KEYS - 1) == fake_row(RESERVE_KEYS - 1));
+        idx_hash_destroy(h);
+    }
+}
+
 /* Keys [0, CHURN_KEYS) interleaved between the churn threads (thread t owns k % THREADS
  * == t), so a thread's own results are deterministic while buckets are shared; an index
  * sized for one key puts them in few chains, so slots go empty and get reused by other keys
@@ -428,6 +454,7 @@ int main(void)
     RUN_CASE(test_hash_concurrent_insert);
     RUN_CASE(test_hash_clustered_insert);
     RUN_CASE(test_hash_reserved_insert);
+    RUN_CASE(test_hash_reserve_bytes_covers_growth);
     RUN_CASE(test_hash_concurrent_churn);
     RUN_CASE(test_ordered_scans);
     RUN_CASE(test_ordered_tombstones);
