@@ -30,6 +30,11 @@ struct series {
     size_t n, cap;
     double *t_s, *commits_per_s;
     double *rss_mib; /* the process's resident set at the end of each interval */
+    /* the process's CPU in each interval (getrusage: every thread): the kernel's share of
+     * it, and the minor faults, so a result shows when its window ran into the kernel
+     * (past the reservation, say) */
+    double *sys_share;
+    uint64_t *minor_faults;
 };
 
 /* The phases of driver_run whose CPU usage a result reports (the load's is main.c's). */

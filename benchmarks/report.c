@@ -65,6 +65,12 @@ static void series_json(FILE *f, const struct series *s)
     fputs("],\"rss_mib\":[", f);
     for (size_t i = 0; i < s->n; i++)
         fprintf(f, "%s%.1f", i ? "," : "", s->rss_mib[i]);
+    fputs("],\"sys_share\":[", f);
+    for (size_t i = 0; i < s->n; i++)
+        fprintf(f, "%s%.4f", i ? "," : "", s->sys_share[i]);
+    fputs("],\"minor_faults\":[", f);
+    for (size_t i = 0; i < s->n; i++)
+        fprintf(f, "%s%llu", i ? "," : "", (unsigned long long)s->minor_faults[i]);
     fputs("]},", f);
 }
 
@@ -475,8 +481,34 @@ static void write_json(FILE *f, const struct report_in *in)
     fputs("}\n", f);
 }
 
-/* The summary shows the window's CPU usage when the kernel took more than this share. */
+/* The summary shows the window's CPU usage when the kernel took more than this share (of
+ * the whole window, or of one of its series intervals). */
 #define REPORT_SYS_SHARE_SHOWN 0.05
+
+/* The window's series intervals (those that end after it starts) where the kernel took
+ * more than REPORT_SYS_SHARE_SHOWN of the CPU: how many, of how many, and the first one,
+ * in seconds from the window's start. A window that runs past its reservation shows it
+ * here, even where the whole window's share stays below the line. */
+static void summary_sys_intervals(const struct series *s)
+{
+    size_t over = 0, all = 0, first = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        if (s->t_s[i] <= s->measure_start_s)
+            continue;
+        all++;
+        if (s->sys_share[i] > REPORT_SYS_SHARE_SHOWN && over++ == 0)
+            first = i;
+    }
+    if (!over)
+        return;
+    double from = first ? s->t_s[first - 1] : 0;
+    from = from > s->measure_start_s ? from - s->measure_start_s : 0;
+    fprintf(stderr,
+            "  kernel above %.0f%% of the CPU in %zu of the window's %zu intervals, first "
+            "%.1f-%.1f s into it (%.0f%%, %llu minor faults; series.sys_share)\n",
+            100 * REPORT_SYS_SHARE_SHOWN, over, all, from, s->t_s[first] - s->measure_start_s,
+            100 * s->sys_share[first], (unsigned long long)s->minor_faults[first]);
+}
 
 static void write_summary(const struct report_in *in)
 {
@@ -557,6 +589,7 @@ static void write_summary(const struct report_in *in)
                 (unsigned long long)cw->minor_faults, (unsigned long long)cw->major_faults,
                 (unsigned long long)cw->voluntary_switches,
                 (unsigned long long)cw->involuntary_switches);
+    summary_sys_intervals(&r->series);
     if (in->verified)
         fprintf(stderr, "  verify: %s (%zu txns, %zu edges%s)\n",
                 !in->hres.ok           ? "FAILED"

@@ -52,6 +52,7 @@ void sampler_start(struct sampler *sm, const struct sampler_feed *const *feeds, 
 {
     *sm = (struct sampler){.feeds = feeds, .n = n, .s = s};
     sm->t0 = sm->last_s = clock_now_s();
+    cpu_usage_now(&sm->last_cpu);
     sm->each = mem_alloc((size_t)n * sizeof(*sm->each));
     uint64_t c = stall_progress(sm, sm->each);
     watchdog_start(&sm->wd, stall_timeout_s, sm->t0, c, n, sm->each);
@@ -86,8 +87,16 @@ void sampler_sample(struct sampler *sm, double now)
         s->t_s = mem_realloc(s->t_s, s->cap * sizeof(*s->t_s));
         s->commits_per_s = mem_realloc(s->commits_per_s, s->cap * sizeof(*s->commits_per_s));
         s->rss_mib = mem_realloc(s->rss_mib, s->cap * sizeof(*s->rss_mib));
+        s->sys_share = mem_realloc(s->sys_share, s->cap * sizeof(*s->sys_share));
+        s->minor_faults = mem_realloc(s->minor_faults, s->cap * sizeof(*s->minor_faults));
     }
     s->rss_mib[s->n] = (double)mem_rss_bytes() / (1024.0 * 1024.0);
+    struct cpu_usage cpu;
+    cpu_usage_now(&cpu);
+    struct cpu_usage d = cpu_usage_sub(&cpu, &sm->last_cpu);
+    s->sys_share[s->n] = cpu_usage_sys_share(&d);
+    s->minor_faults[s->n] = d.minor_faults;
+    sm->last_cpu = cpu;
     s->t_s[s->n] = now - sm->t0;
     s->commits_per_s[s->n] = now > sm->last_s ? (double)(c - sm->last) / (now - sm->last_s) : 0;
     s->n++;

@@ -28,6 +28,7 @@
 
 #include "benchmarks/driver.h"
 #include "benchmarks/watchdog.h"
+#include "storage/cpu_usage.h"
 #include "storage/wait.h"
 
 /* What a worker publishes for the sampler (a member of the driver's struct worker). */
@@ -55,6 +56,7 @@ struct sampler {
     double t0;     /* warm-up start */
     double last_s; /* end of the series' last interval (t0 at first) */
     uint64_t last; /* commits then */
+    struct cpu_usage last_cpu; /* the process's CPU counters then */
     uint64_t *each; /* the workers' progress counts, fed to the watchdog */
 };
 

@@ -77,6 +77,26 @@ class CpuUsage(unittest.TestCase):
         self.assertIn("reserve-ahead: cut short by its budget of 64 MiB", err)
         self.assertGreater(r["cpu"]["window"]["minor_faults"], 1000)
 
+    def test_series_per_interval(self):
+        # without the reservation TPC-C's window faults its inserts in: the series says in
+        # which intervals, and its window intervals add up to the window's counters (the
+        # same getrusage samples at the same edges, but for the main thread's own few)
+        r, err = run("--workload", "tpcc", "--mix", "neworder-payment", "--warehouses", "1",
+                     "--warmup", "0.3", "--duration", "1.5", "--series-interval", "0.5",
+                     "--reserve-ahead", "off")
+        s = r["series"]
+        for key in ("sys_share", "minor_faults"):
+            self.assertEqual(len(s[key]), len(s["t_s"]), key)
+        self.assertTrue(all(0 <= x <= 1 for x in s["sys_share"]), s["sys_share"])
+        window = [i for i, t in enumerate(s["t_s"]) if t > s["measure_start_s"]]
+        self.assertGreaterEqual(len(window), 3, s["t_s"])
+        faults = sum(s["minor_faults"][i] for i in window)
+        want = r["cpu"]["window"]["minor_faults"]
+        self.assertGreater(want, 1000)
+        self.assertLessEqual(abs(faults - want), 100, (faults, want))
+        over = any(s["sys_share"][i] > 0.05 for i in window)
+        self.assertEqual("kernel above 5% of the CPU in" in err, over, err)
+
     def test_bench_table_column(self):
         r, _ = run("--warmup", "0", "--duration", "0.2", "--rows", "10000")
         header, row = table_text([r]).splitlines()[:2]
