@@ -16,11 +16,14 @@
  *   WAREHOUSE w; DISTRICT dkey; CUSTOMER dkey << 12 | c; ORDER, NEW-ORDER dkey << 32 | o;
  *   ORDER-LINE (dkey << 32 | o) << 4 | ol_number; ITEM i; STOCK w << 17 | i;
  *   HISTORY: loaded rows 1 << 63 | customer key, inserted rows (thread + 1) << 40 | n.
- * The ordered (secondary) index:
+ * The secondary index (a hash index of its own):
  *   customer by name  dkey << 24 | c_last_number << 14 | rank, where rank orders the
  *                     district's customers of that last name by C_FIRST (then C_ID);
  *                     computed at load (C_LAST, C_FIRST never change, no customer is
- *                     ever inserted), so a scan returns them in C_FIRST order.
+ *                     ever inserted), so the ranks of a name are dense from 0 and
+ *                     look-ups of rank 0, 1, ... up to the first not found give its
+ *                     customers in C_FIRST order. Clustered (6 bits): a name's ranks lie
+ *                     in neighbouring buckets of one page.
  * Every other range is found by primary-key look-ups (clause 1.4.1 leaves the access
  * method open): o_ids are dense per district (a NewOrder that rolls back gives its o_id
  * back with D_NEXT_O_ID) and lines are numbered 1..O_OL_CNT, so the range rows below
@@ -29,7 +32,9 @@
  *   a district's oldest new order  NEW-ORDER (w, d, its RG_NEW_ORDER_HEAD bound)
  *   the last 20 orders' lines      ORDER-LINE (w, d, o, 1..) for o in [tail - 20, tail),
  *                                  each order's lines up to the first key not found.
- * No ordered index is then updated at run time (it cost a third of a NewOrder).
+ * No index but the primary ones is then updated at run time (TBB's ordered index cost a
+ * third of a NewOrder when TPC-C updated it at run time; its by-name scan, 6-10% of every
+ * variant's partitioned NewOrder+Payment run, is gone too).
  * Range rows (phantom protection): a hidden table, tpcc.range (not one of the nine: not
  * dumped, not counted), holds one row per key range that a scan reads; its one column,
  * RG_BOUND, is the range's bound (an o_id). A scan reads the row through the CC API
@@ -112,7 +117,7 @@ extern const struct tpcc_tabdef tpcc_tabdefs[TPCC_NTABLES];
 struct tpcc_db {
     int warehouses;
     struct table *tab[TPCC_NTABLES];
-    struct idx_ordered *cust_by_name;
+    struct idx_hash *cust_by_name; /* customer by name (above): no insert or remove at run time */
     struct table *range; /* the range rows (above) */
     int64_t load_time; /* Unix seconds: C_SINCE, O_ENTRY_D, H_DATE of loaded rows */
     /* Whether every warehouse has an owner thread (threads >= warehouses, or

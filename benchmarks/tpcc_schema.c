@@ -277,7 +277,8 @@ static void load_customers(struct rng *g, uint32_t w, uint32_t d)
                     TPCC_MAX_SAME_LAST, s->last);
             exit(1);
         }
-        idx_ordered_insert(tpcc.cust_by_name, tpcc_namekey(w, d, s->last, rank), rows[order[i]]);
+        /* (w, d, last, rank) is new each time: the insert cannot find its key taken */
+        idx_hash_insert(tpcc.cust_by_name, tpcc_namekey(w, d, s->last, rank), rows[order[i]]);
     }
     free(rows);
     free(order);
@@ -485,7 +486,8 @@ void tpcc_load(const struct options *o)
         tpcc.tab[t] = make_table(&tpcc_tabdefs[t], o->verify,
                                  t == T_ITEM ? TPCC_ITEMS : rows_per_wh[t] * w, cluster_bits[t]);
     tpcc.range = make_table(&range_tabdef, o->verify, RANGE_ROWS_PER_WH * w, 0);
-    tpcc.cust_by_name = idx_ordered_create();
+    /* ranks in the low bits: a name's customers in one page of buckets (tpcc.h) */
+    tpcc.cust_by_name = idx_hash_create((size_t)w * TPCC_DISTRICTS * TPCC_CUSTOMERS, 6);
     tpcc.stock_qty0 = mem_alloc(w * TPCC_ITEMS); /* each STOCK slice's loader writes its own */
 
     struct load_ctx ctx = {.o = o, .seed = o->seed, .ntasks = ITEM_SLICES + TASKS_PER_WH * (int)w};

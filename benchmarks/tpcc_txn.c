@@ -92,20 +92,6 @@ static inline enum rc write64(struct txn *t, struct row *r, int c, int64_t v)
     return txn_write(t, r, c, &v);
 }
 
-/* Scan collector: up to `max` (key, row) pairs. */
-struct collect {
-    int n, max;
-    uint64_t *keys;
-    struct row **rows;
-};
-static bool collect_fn(uint64_t key, struct row *row, void *arg)
-{
-    struct collect *c = arg;
-    c->keys[c->n] = key;
-    c->rows[c->n++] = row;
-    return c->n < c->max;
-}
-
 /* The customer of a Payment / OrderStatus: by id, or the middle one (position n/2
  * rounded up) of those with the last name, in C_FIRST order (clause 2.5.2.2). */
 static struct row *find_customer(struct txn *t, uint32_t w, uint32_t d, bool by_name,
@@ -113,13 +99,14 @@ static struct row *find_customer(struct txn *t, uint32_t w, uint32_t d, bool by_
 {
     if (!by_name)
         return txn_lookup(t, tpcc.tab[T_CUSTOMER], tpcc_ckey(w, d, c_id));
-    uint64_t keys[TPCC_MAX_SAME_LAST];
+    /* the name's ranks are dense from 0, in C_FIRST order (tpcc.h) */
     struct row *rows[TPCC_MAX_SAME_LAST];
-    struct collect c = {0, TPCC_MAX_SAME_LAST, keys, rows};
-    idx_ordered_scan(tpcc.cust_by_name, tpcc_namekey(w, d, c_id, 0),
-                     tpcc_namekey(w, d, c_id, (1u << 14) - 1), collect_fn, &c);
-    txn_shot_end(t); /* the customer row is known from the scan's reply */
-    return c.n ? rows[(c.n - 1) / 2] : NULL;
+    int n = 0;
+    while (n < TPCC_MAX_SAME_LAST &&
+           (rows[n] = idx_hash_get(tpcc.cust_by_name, tpcc_namekey(w, d, c_id, (uint32_t)n))))
+        n++;
+    txn_shot_end(t); /* the customer row is known from the index's reply */
+    return n ? rows[(n - 1) / 2] : NULL;
 }
 
 /* Whether the n-byte text s contains "ORIGINAL". */
@@ -286,9 +273,11 @@ static enum rc payment(struct txn *t, const struct tpcc_query *q)
     const unsigned char *img;
     struct thread_state *ts = &tstate[q->thread];
     struct row *cr = NULL;
-    if (tpcc.prefetch) { /* the index buckets of the insert's key and of the customer by id */
+    if (tpcc.prefetch) { /* the index buckets of the insert's key and of the customer */
         table_prefetch_key(tpcc.tab[T_HISTORY], history_key(q->thread, ts->history_seq + 1));
-        if (!q->by_name) { /* and its row, while the WAREHOUSE and DISTRICT rows are updated */
+        if (q->by_name) { /* its name's first rank (the others share its page) */
+            idx_hash_prefetch(tpcc.cust_by_name, tpcc_namekey(q->c_w_id, q->c_d_id, q->c_id, 0));
+        } else { /* and its row, while the WAREHOUSE and DISTRICT rows are updated */
             uint64_t ckey = tpcc_ckey(q->c_w_id, q->c_d_id, q->c_id);
             table_prefetch_key(tpcc.tab[T_CUSTOMER], ckey);
             cr = txn_lookup(t, tpcc.tab[T_CUSTOMER], ckey);
