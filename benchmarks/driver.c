@@ -594,7 +594,6 @@ void driver_run(const struct workload *w, const struct options *o, struct run_re
         res->reserve_capped = rv.capped;
     }
     res->reserve_budget = rv.budget;
-    cpu_usage_now(&cu[CPU_WINDOW]);
     atomic_store_explicit(&window_start, clock_ticks(), memory_order_relaxed);
     if (geo_on)
         geo_window_set(1);
@@ -603,12 +602,12 @@ void driver_run(const struct workload *w, const struct options *o, struct run_re
     double t0 = clock_now_s();
     if (o->warmup_s > 0)
         sampler_sample(&sm, t0);
+    /* the window's CPU counters start (and end, below) with its series intervals: the
+     * sampler's getrusage samples, so those intervals add up to them */
+    cu[CPU_WINDOW] = sm.last_cpu;
     res->series.measure_start_s = t0 - sm.t0;
     sampler_timed_phase(&sm, "measure", t0, o->duration_s);
     atomic_store_explicit(&window_end, clock_ticks(), memory_order_relaxed);
-    cpu_usage_now(&cu[CPU_NPHASES]);
-    for (int k = 0; k < CPU_NPHASES; k++)
-        res->cpu[k] = cpu_usage_sub(&cu[k + 1], &cu[k]);
     if (geo_on)
         geo_window_set(2);
     atomic_store_explicit(&phase, PH_STOP, memory_order_release);
@@ -618,6 +617,9 @@ void driver_run(const struct workload *w, const struct options *o, struct run_re
     double t1 = clock_now_s();
     res->window_s = t1 - t0;
     sampler_sample(&sm, t1);
+    cu[CPU_NPHASES] = sm.last_cpu;
+    for (int k = 0; k < CPU_NPHASES; k++)
+        res->cpu[k] = cpu_usage_sub(&cu[k + 1], &cu[k]);
     progress_timed(true, "measure", res->window_s, o->duration_s, sampler_commits(&sm));
     deadline_phase("exit-wait");
     sampler_wait_exits(&sm);

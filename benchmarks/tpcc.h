@@ -51,7 +51,7 @@
  *                      NEW-ORDER row (the tail is the only place an insert can land).
  *   RG_CUST_ORDERS     per customer: one past its newest o_id; NewOrder writes it,
  *                      OrderStatus reads it.
- * Customers are never inserted or deleted, so customer-by-name scans need no range row.
+ * Customers are never inserted or deleted, so customer-by-name look-ups need no range row.
  * Key: kind << 32 | customer key (c = 0 for the per-district rows).
  */
 #ifndef BENCH_TPCC_H
@@ -229,6 +229,7 @@ static inline uint32_t tpcc_nurand(struct rng *r, uint32_t a, uint32_t x, uint32
     return ((tpcc_rand(r, 0, a) | tpcc_rand(r, x, y)) + c) % (y - x + 1) + x;
 }
 #define TPCC_LAST_MAX 16 /* longest last name: 3 x 5 letters, NUL padded to 16 */
+#define TPCC_LAST_NAMES 1000 /* last-name numbers 0..999 (clause 4.3.2.3) */
 /* Writes the last name of number n in [0, 999] (three syllables) into out[16], NUL
  * padded; returns its length. */
 int tpcc_last_name(uint32_t n, char out[TPCC_LAST_MAX]);

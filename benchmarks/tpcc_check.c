@@ -414,12 +414,41 @@ static void check_ytd_sums(const struct tally *t, struct viol *v)
              (long long)t->sum_c_ytd);
 }
 
-/* 12: the customer-by-name index holds every customer. */
+/* 12: the customer-by-name index holds every customer where Payment and OrderStatus
+ * look: per district and last name, ranks 0, 1, ... up to the first not found, each a
+ * customer of that district and name, in C_FIRST order; every district's 3,000 so
+ * found, and no other key. */
 static void check_name_index(const struct tally *t, struct viol *v)
 {
-    if (idx_hash_size(tpcc.cust_by_name) != (size_t)t->W * TPCC_DISTRICTS * TPCC_CUSTOMERS)
-        viol(v, "12: the customer-by-name index holds %zu keys",
-             idx_hash_size(tpcc.cust_by_name));
+    size_t found = 0;
+    for (int32_t w = 1; w <= t->W; w++)
+        for (int32_t d = 1; d <= TPCC_DISTRICTS; d++) {
+            int n = 0;
+            for (uint32_t last = 0; last < TPCC_LAST_NAMES; last++) {
+                char name[TPCC_LAST_MAX] = {0};
+                tpcc_last_name(last, name);
+                const char *prev = NULL;
+                struct row *r;
+                for (uint32_t rank = 0;
+                     (r = idx_hash_get(tpcc.cust_by_name,
+                                       tpcc_namekey((uint32_t)w, (uint32_t)d, last, rank)));
+                     rank++, n++) {
+                    const char *first = tpcc_text(T_CUSTOMER, r->data, C_FIRST);
+                    if (G32(T_CUSTOMER, r, C_W_ID) != w || G32(T_CUSTOMER, r, C_D_ID) != d ||
+                        memcmp(tpcc_text(T_CUSTOMER, r->data, C_LAST), name, TPCC_LAST_MAX) ||
+                        (prev && memcmp(prev, first, 16) > 0))
+                        viol(v, "12: customer (%d, %d, %d) under name %u rank %u", w, d,
+                             G32(T_CUSTOMER, r, C_ID), last, rank);
+                    prev = first;
+                }
+            }
+            if (n != TPCC_CUSTOMERS)
+                viol(v, "12: district (%d, %d) has %d customers by name", w, d, n);
+            found += (size_t)n;
+        }
+    if (idx_hash_size(tpcc.cust_by_name) != found)
+        viol(v, "12: the customer-by-name index holds %zu keys, %zu where look-ups find them",
+             idx_hash_size(tpcc.cust_by_name), found);
 }
 
 bool tpcc_check(const struct options *o, FILE *out)

@@ -1,6 +1,6 @@
 /* TPC-C schema and loader: the nine tables of clause 1.3 with the specification's column
- * names, their primary hash indexes and the four ordered indexes (keys in tpcc.h), and
- * the initial population of clause 4.3.3.1.
+ * names, their primary hash indexes and the customer-by-name index (keys in tpcc.h),
+ * and the initial population of clause 4.3.3.1.
  *
  * Loading is split into tasks: 10 slices of ITEM, and per warehouse 10 slices of STOCK
  * and 10 districts (a district task loads the DISTRICT row, its 3,000 customers with one

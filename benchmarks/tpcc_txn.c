@@ -1,7 +1,7 @@
 /* The five TPC-C transactions (clauses 2.4.2, 2.5.2, 2.6.2, 2.7.4, 2.8.2) on the
  * transaction API of cc/cc.h, and the workload's struct.
  *
- * Every row is reached by a primary-key look-up (ranges too, see tpcc.h) or a scan of
+ * Every row is reached by a primary-key look-up (ranges too, see tpcc.h) or look-ups of
  * the customer-by-name index and then accessed through the CC protocol, naming exactly
  * the columns read (the mask of txn_read / txn_read_for_update) and written (txn_write).
  * Inserts go through txn_insert, filling the private row image in place (primary index

@@ -22,9 +22,10 @@
 #include "storage/mem.h"
 #include "storage/shared_writes.h"
 
-/* Slots per thread: more than the indexes a run creates (one per table, at most
- * MAX_TABLES of storage/table.h: 32), so that their pools, numbered in order of creation,
- * do not share one. */
+/* Slots per thread: more than the hash indexes a run creates (one per table, at most
+ * MAX_TABLES of storage/table.h: 32, and a workload's few secondary ones: TPC-C's
+ * customer by name), so that their pools, numbered in order of creation, do not share
+ * one. */
 #define THREAD_SLOTS 64
 _Static_assert(LPOOL_BLOCK_BYTES % LPOOL_LINE == 0, "a block is whole lines");
 

@@ -146,13 +146,13 @@ static void value_rules(void)
     }
 }
 
-struct name_scan {
+struct name_walk {
     uint32_t last;
     int n;
     char prev_first[17];
     bool ok;
 };
-static void name_visit(struct name_scan *s, const struct row *r)
+static void name_visit(struct name_walk *s, const struct row *r)
 {
     char last[TPCC_LAST_MAX], first[17] = {0};
     tpcc_last_name(s->last, last);
@@ -172,7 +172,7 @@ static void names_index(void)
 {
     int total = 0;
     for (uint32_t last = 0; last < 1000; last++) {
-        struct name_scan s = {last, 0, {0}, true};
+        struct name_walk s = {last, 0, {0}, true};
         const struct row *r;
         for (uint32_t rank = 0;
              (r = idx_hash_get(tpcc.cust_by_name, tpcc_namekey(1, 2, last, rank))); rank++)
