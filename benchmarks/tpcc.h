@@ -269,6 +269,10 @@ void tpcc_gen_query(void *q, struct rng *r, int thread, const struct options *o)
 
 /* ---- the rest ---- */
 void tpcc_load(const struct options *o);
+/* The customers of district (w, d) with last name number `last`, in C_FIRST order, into
+ * rows[TPCC_MAX_SAME_LAST]: the customer-by-name index's ranks 0, 1, ... up to the first
+ * not found (above); returns how many. */
+int tpcc_customers_by_name(uint32_t w, uint32_t d, uint32_t last, struct row **rows);
 void tpcc_json(const struct options *o, FILE *f);
 bool tpcc_check(const struct options *o, FILE *out);
 bool tpcc_dump(const struct options *o, const char *dir, FILE *err);

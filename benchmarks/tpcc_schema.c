@@ -457,6 +457,15 @@ static struct table *make_table(const struct tpcc_tabdef *td, bool verify, uint6
                                                      : table_create(td->name, &s, rows, true);
 }
 
+int tpcc_customers_by_name(uint32_t w, uint32_t d, uint32_t last, struct row **rows)
+{
+    int n = 0;
+    while (n < TPCC_MAX_SAME_LAST &&
+           (rows[n] = idx_hash_get(tpcc.cust_by_name, tpcc_namekey(w, d, last, (uint32_t)n))))
+        n++;
+    return n;
+}
+
 void tpcc_load(const struct options *o)
 {
     uint64_t w = (uint64_t)o->warehouses;

@@ -99,12 +99,8 @@ static struct row *find_customer(struct txn *t, uint32_t w, uint32_t d, bool by_
 {
     if (!by_name)
         return txn_lookup(t, tpcc.tab[T_CUSTOMER], tpcc_ckey(w, d, c_id));
-    /* the name's ranks are dense from 0, in C_FIRST order (tpcc.h) */
     struct row *rows[TPCC_MAX_SAME_LAST];
-    int n = 0;
-    while (n < TPCC_MAX_SAME_LAST &&
-           (rows[n] = idx_hash_get(tpcc.cust_by_name, tpcc_namekey(w, d, c_id, (uint32_t)n))))
-        n++;
+    int n = tpcc_customers_by_name(w, d, c_id, rows);
     txn_shot_end(t); /* the customer row is known from the index's reply */
     return n ? rows[(n - 1) / 2] : NULL;
 }
