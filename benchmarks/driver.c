@@ -482,8 +482,9 @@ void run_result_free(struct run_result *res)
     mem_free(res->series.rss_mib);
     mem_free(res->series.sys_share);
     mem_free(res->series.minor_faults);
+    mem_free(res->series.cpu_busy);
     res->series.t_s = res->series.commits_per_s = res->series.rss_mib = NULL;
-    res->series.sys_share = NULL;
+    res->series.sys_share = res->series.cpu_busy = NULL;
     res->series.minor_faults = NULL;
     res->series.n = res->series.cap = 0;
 }

@@ -35,6 +35,10 @@ struct series {
      * (past the reservation, say) */
     double *sys_share;
     uint64_t *minor_faults;
+    /* the process's CPU seconds in each interval per second of it (cores kept busy): an
+     * open loop at a low rate keeps them near idle, and then the kernel's share is its
+     * sleeps' system calls, not a measurement cost (benchmarks/report.c) */
+    double *cpu_busy;
 };
 
 /* The phases of driver_run whose CPU usage a result reports (the load's is main.c's). */

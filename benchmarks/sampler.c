@@ -89,6 +89,7 @@ void sampler_sample(struct sampler *sm, double now)
         s->rss_mib = mem_realloc(s->rss_mib, s->cap * sizeof(*s->rss_mib));
         s->sys_share = mem_realloc(s->sys_share, s->cap * sizeof(*s->sys_share));
         s->minor_faults = mem_realloc(s->minor_faults, s->cap * sizeof(*s->minor_faults));
+        s->cpu_busy = mem_realloc(s->cpu_busy, s->cap * sizeof(*s->cpu_busy));
     }
     s->rss_mib[s->n] = (double)mem_rss_bytes() / (1024.0 * 1024.0);
     struct cpu_usage cpu;
@@ -96,6 +97,7 @@ void sampler_sample(struct sampler *sm, double now)
     struct cpu_usage d = cpu_usage_sub(&cpu, &sm->last_cpu);
     s->sys_share[s->n] = cpu_usage_sys_share(&d);
     s->minor_faults[s->n] = d.minor_faults;
+    s->cpu_busy[s->n] = now > sm->last_s ? (d.user_s + d.sys_s) / (now - sm->last_s) : 0;
     sm->last_cpu = cpu;
     s->t_s[s->n] = now - sm->t0;
     s->commits_per_s[s->n] = now > sm->last_s ? (double)(c - sm->last) / (now - sm->last_s) : 0;
