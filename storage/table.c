@@ -608,18 +608,18 @@ static size_t plan_walk(const struct reserve_plan *p, const struct catalog_sizes
     return bytes;
 }
 
-/* Raises the scale of table `only` (-1: of every table) from `from` (where the plan fits)
+/* Raises the scale of the tables in `rising` from `from` (where the plan fits) together,
  * as far as the plan still fits the budget, by bisection: bytes grow with the scale, in
  * steps (whole chunks, a bucket array's power of two), and a growth that asks for far
  * more than the budget needs a fine scale: 60 halvings. Returns the scale. */
-static double plan_fit(struct reserve_plan *p, const struct catalog_sizes *now, int only,
-                     double from, size_t budget)
+static double plan_fit(struct reserve_plan *p, const struct catalog_sizes *now,
+                       const bool *rising, double from, size_t budget)
 {
     double lo = from, hi = 1;
     for (int step = 0; step < 60; step++) {
         double mid = (lo + hi) / 2;
         for (int i = 0; i < now->ntables; i++)
-            if (only < 0 || i == only)
+            if (rising[i])
                 p->scale[i] = mid;
         if (plan_walk(p, now, false) <= budget)
             lo = mid;
@@ -627,9 +627,58 @@ static double plan_fit(struct reserve_plan *p, const struct catalog_sizes *now, 
             hi = mid;
     }
     for (int i = 0; i < now->ntables; i++)
-        if (only < 0 || i == only)
+        if (rising[i])
             p->scale[i] = lo;
     return lo;
+}
+
+/* Whether table i alone can still take bytes of the budget from its scale `level`, all
+ * else as it is (the plan unchanged). */
+static bool plan_can_rise(struct reserve_plan *p, const struct catalog_sizes *now, int i,
+                          double level, size_t budget)
+{
+    bool only[MAX_TABLES] = {false};
+    only[i] = true;
+    size_t at = plan_walk(p, now, false);
+    plan_fit(p, now, only, level, budget);
+    bool rose = plan_walk(p, now, false) > at;
+    p->scale[i] = level;
+    return rose;
+}
+
+/* Shares a budget the plan passes, as water fills: every table with something to reserve
+ * rises to one scale, the largest that fits (the same horizon for all); a table whose
+ * next step cannot fit (a whole chunk, a bucket array's doubling) stops there, and the
+ * others rise on together from that scale, until none can rise alone. What is left then
+ * (steps that fit one at a time but not together) goes to each table in turn. */
+static void plan_share(struct reserve_plan *p, const struct catalog_sizes *now, size_t budget)
+{
+    bool rising[MAX_TABLES] = {false}, only[MAX_TABLES] = {false};
+    int n = 0;
+    for (int i = 0; i < now->ntables; i++)
+        if (p->missing[i] || p->keys[i]) {
+            rising[i] = true;
+            n++;
+        }
+    double level = plan_fit(p, now, rising, 0, budget);
+    for (;;) {
+        int stopped = 0;
+        for (int i = 0; i < now->ntables; i++)
+            if (rising[i] && !plan_can_rise(p, now, i, level, budget)) {
+                rising[i] = false;
+                stopped++;
+            }
+        n -= stopped;
+        if (!stopped || !n)
+            break;
+        level = plan_fit(p, now, rising, level, budget);
+    }
+    for (int i = 0; i < now->ntables; i++)
+        if (rising[i]) {
+            only[i] = true;
+            plan_fit(p, now, only, p->scale[i], budget);
+            only[i] = false;
+        }
 }
 
 size_t catalog_reserve_ahead(const struct catalog_sizes *before, const struct catalog_sizes *now,
@@ -655,16 +704,11 @@ size_t catalog_reserve_ahead(const struct catalog_sizes *before, const struct ca
         if (t->primary && now->keys[i] > before->keys[i])
             p->keys[i] = (size_t)(factor * (double)(now->keys[i] - before->keys[i]));
     }
-    /* Over the budget: first one scale for every table, the largest that fits; then what
-     * it leaves (a step of one table that does not fit, a whole chunk or a bucket array,
-     * must not hold the others back) to each table in turn, in catalog order. */
+    /* over the budget: shared as one horizon (a step of one table that does not fit must
+     * not hold the others back, nor give what it leaves to the first in catalog order) */
     bool over = plan_walk(p, now, false) > budget;
-    if (over) {
-        double common = plan_fit(p, now, -1, 0, budget);
-        for (int i = 0; i < now->ntables; i++)
-            if (p->missing[i] || p->keys[i])
-                plan_fit(p, now, i, common, budget);
-    }
+    if (over)
+        plan_share(p, now, budget);
     if (cut)
         *cut = over;
     size_t bytes = plan_walk(p, now, true);

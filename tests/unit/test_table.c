@@ -344,6 +344,46 @@ static void reserve_ahead_big_step_leaves_the_rest(void)
     table_destroy(small);
 }
 
+/* What the budget leaves once one table's step (a whole chunk of 2^22 rows) stops it goes
+ * to the tables that can still grow, shared as one horizon, not to the first in catalog
+ * order: two small tables that asked for the same rows get the same number of chunks,
+ * give or take one, and together fill the budget to within two. */
+static void reserve_ahead_shares_what_a_step_leaves(void)
+{
+    struct schema s;
+    schema_init(&s, false);
+    schema_add(&s, "v", COL_INT64, 8);
+    schema_seal(&s);
+    struct table *big = table_create("big", &s, (uint64_t)1 << 22, false);
+    struct table *first = make_flat("first"), *second = make_flat("second");
+    for (uint64_t k = 1; k <= 100; k++) {
+        table_new_row(big, k);
+        table_new_row(first, k);
+        table_new_row(second, k);
+    }
+    struct catalog_sizes before, now;
+    catalog_sizes(&before);
+    now = before;
+    now.rows[big->id] += 1000;
+    now.rows[first->id] += 1000;
+    now.rows[second->id] += 1000;
+    /* 1,000x: 1 M rows each, 977 chunks of the small tables', far over 200; big's first
+     * chunk stops the three together at about 1/1000 of the way */
+    size_t chunk = (size_t)1024 * first->stride, budget = 200 * chunk;
+    bool cut = false;
+    size_t bytes = catalog_reserve_ahead(&before, &now, 1000.0, budget, &cut);
+    CHECK(cut);
+    CHECK(bytes <= budget);
+    CHECK(bytes + 2 * chunk >= budget);
+    CHECK_EQ_U(big->populated, 0);
+    uint64_t a = first->populated >> first->chunk_shift,
+             b = second->populated >> second->chunk_shift;
+    CHECK(a + 1 >= b && b + 1 >= a);
+    table_destroy(big);
+    table_destroy(first);
+    table_destroy(second);
+}
+
 /* Reservations ahead (catalog_reserve_ahead) while inserters grow a table that is not
  * placed, in chunks of 1024 rows: the reserver's chunks race the inserters' (chunk_reserve
  * loses some: an inserter publishes the chunk while the reserver prefaults its own, which
@@ -424,6 +464,7 @@ int main(void)
     RUN_CASE(placed_reserve_splits_by_stream);
     RUN_CASE(reserve_ahead_within_budget);
     RUN_CASE(reserve_ahead_big_step_leaves_the_rest);
+    RUN_CASE(reserve_ahead_shares_what_a_step_leaves);
     RUN_CASE(reserve_ahead_races_inserters);
     CHECK_EXIT();
 }
