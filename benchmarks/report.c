@@ -487,11 +487,15 @@ static void write_json(FILE *f, const struct report_in *in)
 /* The summary shows the window's CPU usage when the kernel took more than this share (of
  * the whole window, or of one of its busy series intervals). */
 #define REPORT_SYS_SHARE_SHOWN 0.05
+
 /* A series interval is busy when the process kept at least this share of the CPUs its
- * worker threads can use (min(threads, CPUs)) busy in it: a closed loop's intervals are,
- * an open loop's at a low rate are not, and there the kernel's share is the sleeps' and
- * the sampler's system calls over very little CPU, not a cost to the measurement. */
-#define REPORT_BUSY_SHOWN 0.5
+ * worker threads can use (min(threads, CPUs)) busy in it, over at least half of
+ * --series-interval. A closed loop that computes is busy; an open loop at a low rate is
+ * not, nor a run that sleeps in the network or storage model: there the kernel's share
+ * is the sleeps' and the sampler's system calls over little CPU, not a cost to the
+ * measurement. (A short interval, the window's last, is left out: getrusage counts the
+ * other running threads' time at the scheduler's ticks, milliseconds apart.) */
+#define REPORT_BUSY_FLOOR 0.5
 
 /* The window's busy series intervals (those that end after it starts, with cpu_busy at
  * least `busy`) where the kernel took more than REPORT_SYS_SHARE_SHOWN of the CPU: how
@@ -502,7 +506,9 @@ static void summary_sys_intervals(const struct series *s, double busy)
 {
     size_t over = 0, all = 0, first = 0;
     for (size_t i = 0; i < s->n; i++) {
-        if (s->t_s[i] <= s->measure_start_s || s->cpu_busy[i] < busy)
+        double len = s->t_s[i] - (i ? s->t_s[i - 1] : 0);
+        if (s->t_s[i] <= s->measure_start_s || s->cpu_busy[i] < busy ||
+            len < s->interval_s / 2)
             continue;
         all++;
         if (s->sys_share[i] > REPORT_SYS_SHARE_SHOWN && over++ == 0)
@@ -600,7 +606,7 @@ static void write_summary(const struct report_in *in)
                 (unsigned long long)cw->voluntary_switches,
                 (unsigned long long)cw->involuntary_switches);
     int cpus = in->o->threads < r->ncpus ? in->o->threads : r->ncpus;
-    summary_sys_intervals(&r->series, REPORT_BUSY_SHOWN * cpus);
+    summary_sys_intervals(&r->series, REPORT_BUSY_FLOOR * cpus);
     if (in->verified)
         fprintf(stderr, "  verify: %s (%zu txns, %zu edges%s)\n",
                 !in->hres.ok           ? "FAILED"

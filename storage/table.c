@@ -633,13 +633,12 @@ static double plan_fit(struct reserve_plan *p, const struct catalog_sizes *now,
 }
 
 /* Whether table i alone can still take bytes of the budget from its scale `level`, all
- * else as it is (the plan unchanged). */
+ * else as it is (the plan unchanged; `at`: its bytes). */
 static bool plan_can_rise(struct reserve_plan *p, const struct catalog_sizes *now, int i,
-                          double level, size_t budget)
+                          double level, size_t at, size_t budget)
 {
     bool only[MAX_TABLES] = {false};
     only[i] = true;
-    size_t at = plan_walk(p, now, false);
     plan_fit(p, now, only, level, budget);
     bool rose = plan_walk(p, now, false) > at;
     p->scale[i] = level;
@@ -648,9 +647,11 @@ static bool plan_can_rise(struct reserve_plan *p, const struct catalog_sizes *no
 
 /* Shares a budget the plan passes, as water fills: every table with something to reserve
  * rises to one scale, the largest that fits (the same horizon for all); a table whose
- * next step cannot fit (a whole chunk, a bucket array's doubling) stops there, and the
- * others rise on together from that scale, until none can rise alone. What is left then
- * (steps that fit one at a time but not together) goes to each table in turn. */
+ * next step cannot fit even alone (a whole chunk, a bucket array's doubling) stops there
+ * for good (what is left only shrinks), and the others rise on together from that scale.
+ * That ends when none is left, or when each left could rise alone but not all together
+ * (their steps fit one at a time): then what is left goes to each of them in turn. At
+ * most one round per table, each about 62 plan walks per table. */
 static void plan_share(struct reserve_plan *p, const struct catalog_sizes *now, size_t budget)
 {
     bool rising[MAX_TABLES] = {false}, only[MAX_TABLES] = {false};
@@ -663,8 +664,9 @@ static void plan_share(struct reserve_plan *p, const struct catalog_sizes *now, 
     double level = plan_fit(p, now, rising, 0, budget);
     for (;;) {
         int stopped = 0;
+        size_t at = plan_walk(p, now, false);
         for (int i = 0; i < now->ntables; i++)
-            if (rising[i] && !plan_can_rise(p, now, i, level, budget)) {
+            if (rising[i] && !plan_can_rise(p, now, i, level, at, budget)) {
                 rising[i] = false;
                 stopped++;
             }

@@ -368,7 +368,8 @@ static void reserve_ahead_shares_what_a_step_leaves(void)
     now.rows[first->id] += 1000;
     now.rows[second->id] += 1000;
     /* 1,000x: 1 M rows each, 977 chunks of the small tables', far over 200; big's first
-     * chunk stops the three together at about 1/1000 of the way */
+     * chunk (at its first row, a millionth of the way) stops the three together before
+     * the small ones take a chunk of their own */
     size_t chunk = (size_t)1024 * first->stride, budget = 200 * chunk;
     bool cut = false;
     size_t bytes = catalog_reserve_ahead(&before, &now, 1000.0, budget, &cut);
