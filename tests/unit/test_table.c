@@ -310,26 +310,39 @@ static void reserve_ahead_within_budget(void)
     table_destroy(x);
 }
 
-/* A table whose next step passes the budget on its own (a whole chunk of 2^22 rows) does
- * not hold the others back: the small table still gets its whole share. */
-static void reserve_ahead_big_step_leaves_the_rest(void)
+/* A flat table of 8-byte rows in chunks of 2^22 rows: a first chunk over any budget the
+ * reservation cases give. */
+static struct table *make_big(void)
 {
     struct schema s;
     schema_init(&s, false);
     schema_add(&s, "v", COL_INT64, 8);
     schema_seal(&s);
-    struct table *big = table_create("big", &s, (uint64_t)1 << 22, false);
-    struct table *small = make_flat("small"); /* chunks of 1024 rows */
+    return table_create("big", &s, (uint64_t)1 << 22, false);
+}
+
+/* Gives each of the n tables 100 rows; *before is the catalog's sizes then, *now the
+ * same with 1,000 rows more in each of them (as if they had grown since). */
+static void grown_by_1000(struct table *const *t, int n, struct catalog_sizes *before,
+                          struct catalog_sizes *now)
+{
+    for (uint64_t k = 1; k <= 100; k++)
+        for (int i = 0; i < n; i++)
+            table_new_row(t[i], k);
+    catalog_sizes(before);
+    *now = *before;
+    for (int i = 0; i < n; i++)
+        now->rows[t[i]->id] += 1000;
+}
+
+/* A table whose next step passes the budget on its own (a whole chunk of 2^22 rows) does
+ * not hold the others back: the small table still gets its whole share. */
+static void reserve_ahead_big_step_leaves_the_rest(void)
+{
+    struct table *big = make_big(), *small = make_flat("small"); /* chunks of 1024 rows */
     CHECK_EQ_U(big->chunk_shift, 22);
-    for (uint64_t k = 1; k <= 100; k++) {
-        table_new_row(big, k);
-        table_new_row(small, k);
-    }
     struct catalog_sizes before, now;
-    catalog_sizes(&before);
-    now = before;
-    now.rows[big->id] += 1000;
-    now.rows[small->id] += 1000;
+    grown_by_1000((struct table *[]){big, small}, 2, &before, &now);
     /* 100x: 100,000 rows each; small's take 98 chunks, within 200; big's first chunk alone
      * is far over */
     size_t budget = 200 * ((size_t)1024 * small->stride);
@@ -350,23 +363,9 @@ static void reserve_ahead_big_step_leaves_the_rest(void)
  * give or take one, and together fill the budget to within two. */
 static void reserve_ahead_shares_what_a_step_leaves(void)
 {
-    struct schema s;
-    schema_init(&s, false);
-    schema_add(&s, "v", COL_INT64, 8);
-    schema_seal(&s);
-    struct table *big = table_create("big", &s, (uint64_t)1 << 22, false);
-    struct table *first = make_flat("first"), *second = make_flat("second");
-    for (uint64_t k = 1; k <= 100; k++) {
-        table_new_row(big, k);
-        table_new_row(first, k);
-        table_new_row(second, k);
-    }
+    struct table *big = make_big(), *first = make_flat("first"), *second = make_flat("second");
     struct catalog_sizes before, now;
-    catalog_sizes(&before);
-    now = before;
-    now.rows[big->id] += 1000;
-    now.rows[first->id] += 1000;
-    now.rows[second->id] += 1000;
+    grown_by_1000((struct table *[]){big, first, second}, 3, &before, &now);
     /* 1,000x: 1 M rows each, 977 chunks of the small tables', far over 200; big's first
      * chunk (at its first row, a millionth of the way) stops the three together before
      * the small ones take a chunk of their own */
