@@ -15,10 +15,20 @@ threads=${BENCH_THREADS:-"1 2"}
 case $reps in '' | *[!0-9]* | 0) echo "BENCH_REPS must be a positive integer" >&2; exit 2 ;; esac
 mkdir -p results
 out=results/bench-$(date +%Y%m%d-%H%M%S).jsonl
+# The variants in repetition $1's order: as listed in odd repetitions, reversed in even
+# ones. `none` is listed first; were it always first, a machine that drifts over a
+# repetition's minutes would bias every paired ratio (table.awk's vs_none) the same way.
+in_order() {
+    if [ $(($1 % 2)) = 1 ]; then
+        echo $variants
+    else
+        echo $variants | tr ' ' '\n' | tac | tr '\n' ' '
+    fi
+}
 for setting in "--theta 0.99 --read-ratio 0.5" "--theta 0.6 --read-ratio 0.9"; do
     for t in $threads; do
         for r in $(seq 1 "$reps"); do
-            for v in $variants; do
+            for v in $(in_order "$r"); do
                 echo "rep $r: $v $t threads $setting" >&2
                 # shellcheck disable=SC2086
                 build/bin/rundb-$v --threads "$t" --warmup 1 --duration "$dur" --rows 1000000 \
@@ -32,7 +42,7 @@ done
 # concurrency control two threads commit duplicate order ids)
 for wh in ${BENCH_WAREHOUSES:-1 2}; do
     for r in $(seq 1 "$reps"); do
-        for v in $variants; do
+        for v in $(in_order "$r"); do
             [ "$v" = none ] && continue
             echo "rep $r: $v tpcc $wh warehouses" >&2
             build/bin/rundb-$v --workload tpcc --mix neworder-payment --warehouses "$wh" \
@@ -43,7 +53,7 @@ done
 # the no-CC bound for TPC-C: 2 warehouses, 2 threads, no thread shares a row (partitioned,
 # no remote accesses), so none runs correctly; every variant beside it
 for r in $(seq 1 "$reps"); do
-    for v in $variants; do
+    for v in $(in_order "$r"); do
         echo "rep $r: $v tpcc 2 warehouses partitioned, local" >&2
         build/bin/rundb-$v --workload tpcc --mix neworder-payment --warehouses 2 \
             --partition-by-warehouse --remote off --threads 2 --warmup 1 --duration "$dur" \

@@ -93,6 +93,7 @@ run "scaling spec and efficiency table (tests/test_scaling.py)" 120 /usr/bin/pyt
 run "cpu usage per phase (tests/test_cpu_usage.py)" 120 /usr/bin/python3 -m unittest tests/test_cpu_usage.py
 run "cache-line round trip (tests/test_line_trip.py)" 60 /usr/bin/python3 -m unittest tests/test_line_trip.py
 run "bench table vs_none and min-max columns (tests/test_bench_table.py)" 60 /usr/bin/python3 -m unittest tests/test_bench_table.py
+run "bench run order, reversed in even repetitions (tests/test_bench_order.py)" 240 /usr/bin/python3 -m unittest tests/test_bench_order.py
 run "pin plans (tests/test_pin_plan.py)" 120 /usr/bin/python3 -m unittest tests/test_pin_plan.py
 run "open loop (tests/test_open_loop.py)" 120 /usr/bin/python3 -m unittest tests/test_open_loop.py
 run "network model (tests/test_network.py)" 120 /usr/bin/python3 -m unittest tests/test_network.py
