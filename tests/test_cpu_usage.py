@@ -15,6 +15,13 @@ KEYS = ("user_s", "sys_s", "sys_share", "minor_faults", "major_faults",
         "voluntary_switches", "involuntary_switches")
 
 
+def window_intervals(s):
+    """The indexes of series s's intervals in the measured window. (t_s has 4 decimals,
+    measure_start_s 6: the warm-up's last interval ends at the window's start, which its
+    t_s may round up past.)"""
+    return [i for i, t in enumerate(s["t_s"]) if t > s["measure_start_s"] + 1e-3]
+
+
 def run(*flags):
     p = subprocess.run([str(BIN), "--threads", "2", *flags], capture_output=True, text=True,
                        timeout=120, check=True)
@@ -89,9 +96,7 @@ class CpuUsage(unittest.TestCase):
         for key in ("sys_share", "minor_faults", "cpu_busy"):
             self.assertEqual(len(s[key]), len(s["t_s"]), key)
         self.assertTrue(all(0 <= x <= 1 for x in s["sys_share"]), s["sys_share"])
-        # (t_s has 4 decimals, measure_start_s 6: the warm-up's last interval ends at the
-        # window's start, which its t_s may round up past)
-        window = [i for i, t in enumerate(s["t_s"]) if t > s["measure_start_s"] + 1e-3]
+        window = window_intervals(s)
         self.assertGreaterEqual(len(window), 3, s["t_s"])
         faults = sum(s["minor_faults"][i] for i in window)
         want = r["cpu"]["window"]["minor_faults"]
@@ -124,7 +129,7 @@ class CpuUsage(unittest.TestCase):
         r, err = run("--rows", "10000", "--rate", "100", "--warmup", "0.2", "--duration", "1",
                      "--series-interval", "0.25")
         s = r["series"]
-        window = [i for i, t in enumerate(s["t_s"]) if t > s["measure_start_s"] + 1e-3]
+        window = window_intervals(s)
         self.assertTrue(all(s["cpu_busy"][i] < 0.2 for i in window), s["cpu_busy"])
         self.assertNotIn("kernel above 5% of the CPU in", err)
 
