@@ -195,6 +195,9 @@ const bool cc_alg_ts_on_storage = !TS_STORE_SKETCH;
 /* With the row store a read latches the entry in the row's slot and raises its rts
  * (txn_prefetch: the line comes exclusive); the sketch keeps the entry off the row. */
 const bool cc_alg_reads_write_meta = !TS_STORE_SKETCH;
+/* A read copies its version's whole image, a write makes a before-image (I6): a prefetch
+ * requests every line (txn_prefetch). */
+const bool cc_alg_copies_rows = true;
 
 /* MVTO's counters in the result (cc.h), per committed transaction, after the store's. */
 enum { MV_CREATED = TS_NCTRS, MV_FREED, MV_WAITS };

@@ -66,6 +66,9 @@ const bool cc_alg_serializable = true;
  * commit cannot fail: execute, then one commit round. */
 const struct cc_net_rounds cc_net_rounds = {.prepare = false};
 const char *const cc_alg_counter_names[CC_ALG_COUNTERS] = {TS_COUNTER_NAMES};
+/* Every first access copies the whole row under the latch (execute): a prefetch requests
+ * every line (txn_prefetch). */
+const bool cc_alg_copies_rows = true;
 /* The storage model (storage/storage_model.h): with the row store the timestamps are
  * metadata on storage (a read's rts raise dirties them); the sketch keeps them in memory. */
 const bool cc_alg_ts_on_storage = !TS_STORE_SKETCH;

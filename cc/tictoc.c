@@ -54,6 +54,9 @@ const bool cc_alg_serializable = true;
  * (validate_read's CAS), so txn_prefetch requests the row's first line exclusive
  * (YCSB theta 0.6, 90% reads, 2 threads: 1.11x). The sketch keeps the word off the row. */
 const bool cc_alg_reads_write_meta = !TS_STORE_SKETCH;
+/* Every first access takes a private copy of the whole row (occ_read): a prefetch
+ * requests every line (txn_prefetch). */
+const bool cc_alg_copies_rows = true;
 /* Network rounds (cc/netmodel.h): as distributed OCC, execute / prepare (lock, validate)
  * / commit (install, unlock): 3 rounds, 2 RTTs. */
 const struct cc_net_rounds cc_net_rounds = {.prepare = true, .decides_in_commit = true};

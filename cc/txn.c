@@ -472,12 +472,14 @@ void txn_last_access(struct txn *t, struct row *r)
 
 extern void cc_prefetch(const struct row *r, bool write) __attribute__((weak));
 extern const bool cc_alg_reads_write_meta __attribute__((weak));
+extern const bool cc_alg_copies_rows __attribute__((weak));
 extern const bool cc_alg_rechecks_misses __attribute__((weak));
 
 void txn_prefetch(struct txn *t, const struct table *tab, const struct row *r, bool write)
 {
     (void)t;
-    table_prefetch(tab, r, write, &cc_alg_reads_write_meta && cc_alg_reads_write_meta);
+    table_prefetch(tab, r, write, &cc_alg_reads_write_meta && cc_alg_reads_write_meta,
+                   &cc_alg_copies_rows && cc_alg_copies_rows);
     if (cc_prefetch)
         cc_prefetch(r, write);
 }

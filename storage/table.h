@@ -267,19 +267,22 @@ static inline void table_prefetch_key(const struct table *t, uint64_t key)
         idx_hash_prefetch(t->primary, key);
 }
 
-/* Asks the CPU to bring row r's cache lines (its metadata slot, header and data, at most
- * TABLE_PREFETCH_LINES of them) in ahead of an access: shared for a read, exclusive
- * (`write`) for a row about to be written, so a transaction's row misses overlap instead
- * of coming one after another. The first line, the metadata slot's, comes exclusive also
- * where `meta_write` (an algorithm whose reads write the slot: a read lock, a latch, a
- * raised read timestamp), which saves the upgrade of a shared line at that write. A hint
- * only: no effect on what any access sees. */
+/* Asks the CPU to bring row r's cache lines in ahead of an access: shared for a read,
+ * exclusive (`write`) for a row about to be written, so a transaction's row misses overlap
+ * instead of coming one after another. How many: every line of the row (at most
+ * TABLE_PREFETCH_MAX_LINES) where the access copies the whole image (`whole`), else the
+ * first TABLE_PREFETCH_LINES (an access in place touches the lines of its columns, mostly
+ * the first). The first line, the metadata slot's, comes exclusive also where
+ * `meta_write` (an algorithm whose reads write the slot: a read lock, a latch, a raised
+ * read timestamp), which saves the upgrade of a shared line at that write. A hint only:
+ * no effect on what any access sees. */
 #define TABLE_PREFETCH_LINES 4
+#define TABLE_PREFETCH_MAX_LINES 32
 static inline void table_prefetch(const struct table *t, const struct row *r, bool write,
-                                  bool meta_write)
+                                  bool meta_write, bool whole)
 {
-    size_t end = t->stride < TABLE_PREFETCH_LINES * CACHE_LINE ? t->stride
-                                                               : TABLE_PREFETCH_LINES * CACHE_LINE;
+    size_t lines = whole ? TABLE_PREFETCH_MAX_LINES : TABLE_PREFETCH_LINES;
+    size_t end = t->stride < lines * CACHE_LINE ? t->stride : lines * CACHE_LINE;
     for (size_t off = 0; off < end; off += CACHE_LINE) {
         if (write || (off == 0 && meta_write))
             __builtin_prefetch((const char *)r + off, 1);
