@@ -129,7 +129,7 @@ static enum rc kv_run(struct txn *t, const void *qv)
         table_prefetch_key(kvtable, q->key[i]);
     for (uint32_t i = 0; prefetch && i < q->n; i++) {
         rows[i] = txn_lookup(t, kvtable, q->key[i]);
-        txn_prefetch(t, kvtable, rows[i], q->type == KV_WRITE);
+        txn_prefetch(t, kvtable, rows[i], q->type == KV_WRITE, COLS_ALL); /* its only column */
     }
     if (q->type == KV_READ) {
         txn_declare_read_only(t);

@@ -44,6 +44,24 @@ static struct thread_state tstate[MAX_THREADS];
 
 #define C(x) COL_BIT(x)
 
+/* The columns NewOrder reads of its customer and of each item, and the columns of a stock
+ * row it updates (district d, a remote supplier or not): named once, for the prefetch and
+ * the access. */
+#define NO_CUSTOMER_COLS (C(C_DISCOUNT) | C(C_LAST) | C(C_CREDIT))
+#define NO_ITEM_COLS (C(I_PRICE) | C(I_NAME) | C(I_DATA))
+static inline colmask_t stock_cols(uint32_t d, bool remote)
+{
+    return C(S_QUANTITY) | C(S_DIST_01 + (int)d - 1) | C(S_DATA) | C(S_YTD) |
+           C(S_ORDER_CNT) | (remote ? C(S_REMOTE_CNT) : 0);
+}
+/* The columns Payment reads of its customer, C_DATA among them: written for bad credit,
+ * declared with the others, as column-level algorithms need (cc.h). */
+#define PAY_CUSTOMER_COLS                                                                      \
+    (C(C_ID) | C(C_FIRST) | C(C_MIDDLE) | C(C_LAST) | C(C_STREET_1) | C(C_STREET_2) |         \
+     C(C_CITY) | C(C_STATE) | C(C_ZIP) | C(C_PHONE) | C(C_SINCE) | C(C_CREDIT) |               \
+     C(C_CREDIT_LIM) | C(C_DISCOUNT) | C(C_BALANCE) | C(C_YTD_PAYMENT) | C(C_PAYMENT_CNT) |   \
+     C(C_DATA))
+
 /* A row that a committed order implies is not reachable by its key: txn_publish makes an
  * order's rows visible one by one (its ORDER before its lines), so a reader that is not
  * ordered after the commit by the protocol (an optimistic one, which validation would
@@ -132,15 +150,16 @@ static enum rc new_order(struct txn *t, const struct tpcc_query *q)
     if (tpcc.prefetch) { /* the customer's row: no insert or delete moves it */
         cr = txn_lookup(t, tpcc.tab[T_CUSTOMER], ckey);
         if (cr)
-            txn_prefetch(t, tpcc.tab[T_CUSTOMER], cr, false);
+            txn_prefetch(t, tpcc.tab[T_CUSTOMER], cr, false, NO_CUSTOMER_COLS);
     }
     for (int i = 0; tpcc.prefetch && i < q->ol_cnt; i++) {
         irows[i] = txn_lookup(t, tpcc.tab[T_ITEM], q->ol[i].i_id);
         srows[i] = txn_lookup(t, tpcc.tab[T_STOCK], tpcc_skey(q->ol[i].supply_w_id, q->ol[i].i_id));
         if (irows[i])
-            txn_prefetch(t, tpcc.tab[T_ITEM], irows[i], false);
+            txn_prefetch(t, tpcc.tab[T_ITEM], irows[i], false, NO_ITEM_COLS);
         if (srows[i])
-            txn_prefetch(t, tpcc.tab[T_STOCK], srows[i], true);
+            txn_prefetch(t, tpcc.tab[T_STOCK], srows[i], true,
+                         stock_cols(d, q->ol[i].supply_w_id != w));
     }
     struct row *wr = txn_lookup(t, tpcc.tab[T_WAREHOUSE], w);
     if (txn_read(t, wr, C(W_TAX), &img) != RC_OK)
@@ -166,7 +185,7 @@ static enum rc new_order(struct txn *t, const struct tpcc_query *q)
 
     if (!tpcc.prefetch)
         cr = txn_lookup(t, tpcc.tab[T_CUSTOMER], ckey);
-    if (txn_read(t, cr, C(C_DISCOUNT) | C(C_LAST) | C(C_CREDIT), &img) != RC_OK)
+    if (txn_read(t, cr, NO_CUSTOMER_COLS, &img) != RC_OK)
         return RC_ABORT;
     int64_t c_discount = tpcc_get32(T_CUSTOMER, img, C_DISCOUNT);
     txn_last_access(t, cr);
@@ -196,7 +215,7 @@ static enum rc new_order(struct txn *t, const struct tpcc_query *q)
         struct row *ir = tpcc.prefetch ? irows[i] : txn_lookup(t, tpcc.tab[T_ITEM], l->i_id);
         if (!ir) /* the unused item id: roll back (the driver does not retry it) */
             return txn_user_abort(t);
-        if (txn_read(t, ir, C(I_PRICE) | C(I_NAME) | C(I_DATA), &img) != RC_OK)
+        if (txn_read(t, ir, NO_ITEM_COLS, &img) != RC_OK)
             return RC_ABORT;
         int64_t price = tpcc_get64(T_ITEM, img, I_PRICE);
         bool original = has_original(tpcc_text(T_ITEM, img, I_DATA), 50);
@@ -208,14 +227,12 @@ static enum rc new_order(struct txn *t, const struct tpcc_query *q)
                                        : txn_lookup(t, tpcc.tab[T_STOCK],
                                                     tpcc_skey(l->supply_w_id, l->i_id));
         bool remote = l->supply_w_id != w;
-        colmask_t scols = C(S_QUANTITY) | C(dist) | C(S_DATA) | C(S_YTD) | C(S_ORDER_CNT) |
-                          (remote ? C(S_REMOTE_CNT) : 0);
-        if (txn_read_for_update(t, sr, scols, &img) != RC_OK)
+        if (txn_read_for_update(t, sr, stock_cols(d, remote), &img) != RC_OK)
             return RC_ABORT;
         int32_t s_qty = tpcc_get32(T_STOCK, img, S_QUANTITY);
         int32_t s_ytd = tpcc_get32(T_STOCK, img, S_YTD);
         int32_t s_cnt = tpcc_get32(T_STOCK, img, S_ORDER_CNT);
-        /* S_REMOTE_CNT is asked for (scols) only for a remote line */
+        /* S_REMOTE_CNT is asked for (stock_cols) only for a remote line */
         int32_t s_remote = remote ? tpcc_get32(T_STOCK, img, S_REMOTE_CNT) : 0;
         char dist_info[24];
         memcpy(dist_info, tpcc_text(T_STOCK, img, dist), 24);
@@ -278,7 +295,7 @@ static enum rc payment(struct txn *t, const struct tpcc_query *q)
             table_prefetch_key(tpcc.tab[T_CUSTOMER], ckey);
             cr = txn_lookup(t, tpcc.tab[T_CUSTOMER], ckey);
             if (cr)
-                txn_prefetch(t, tpcc.tab[T_CUSTOMER], cr, true);
+                txn_prefetch(t, tpcc.tab[T_CUSTOMER], cr, true, PAY_CUSTOMER_COLS);
         }
     }
     struct row *wr = txn_lookup(t, tpcc.tab[T_WAREHOUSE], w);
@@ -309,13 +326,7 @@ static enum rc payment(struct txn *t, const struct tpcc_query *q)
         cr = find_customer(t, q->c_w_id, q->c_d_id, q->by_name, q->c_id);
     if (!cr)
         return missing_row(t); /* cannot happen: every last name exists in every district */
-    colmask_t ccols = C(C_ID) | C(C_FIRST) | C(C_MIDDLE) | C(C_LAST) | C(C_STREET_1) |
-                      C(C_STREET_2) | C(C_CITY) | C(C_STATE) | C(C_ZIP) | C(C_PHONE) |
-                      C(C_SINCE) | C(C_CREDIT) | C(C_CREDIT_LIM) | C(C_DISCOUNT) |
-                      C(C_BALANCE) | C(C_YTD_PAYMENT) | C(C_PAYMENT_CNT) |
-                      C(C_DATA); /* written for bad credit: declared with the others, as
-                                  * column-level algorithms need (cc.h) */
-    if (txn_read_for_update(t, cr, ccols, &img) != RC_OK)
+    if (txn_read_for_update(t, cr, PAY_CUSTOMER_COLS, &img) != RC_OK)
         return RC_ABORT;
     int32_t c_id = tpcc_get32(T_CUSTOMER, img, C_ID);
     bool bad_credit = memcmp(tpcc_text(T_CUSTOMER, img, C_CREDIT), "BC", 2) == 0;

@@ -122,7 +122,9 @@ static enum rc ycsb_run(struct txn *t, const void *qv)
         table_prefetch_key(usertable, q->req[i].key);
     for (uint32_t i = 0; prefetch && i < q->n; i++) {
         rows[i] = txn_lookup(t, usertable, q->req[i].key);
-        txn_prefetch(t, usertable, rows[i], q->req[i].write != YCSB_READ);
+        bool read = q->req[i].write == YCSB_READ; /* a read reads every field */
+        txn_prefetch(t, usertable, rows[i], !read,
+                     read ? COLS_ALL : COL_BIT((int)q->req[i].field));
     }
     for (uint32_t i = 0; i < q->n; i++) {
         const struct ycsb_req *rq = &q->req[i];

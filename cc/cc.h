@@ -77,11 +77,14 @@ enum abort_reason txn_abort_reason(const struct txn *t);
 
 /* Primary-key look-up (timed as index time). NULL if absent. */
 struct row *txn_lookup(struct txn *t, struct table *tab, uint64_t key);
-/* Hint: the attempt will access row r of tab soon (`write`: to write it). Requests the
- * row's lines (table_prefetch) and the per-key state the algorithm keeps off the row
+/* Hint: the attempt will access columns `cols` of row r of tab soon (`write`: to write
+ * it; COLS_ALL: the whole row). Requests the row's lines (table_prefetch: every line where
+ * the access touches the whole row, as a read of every column or an algorithm that copies
+ * rows, else the first ones) and the per-key state the algorithm keeps off the row
  * (cc_prefetch), so that the misses of a transaction's rows overlap. No effect on what
  * any access sees. */
-void txn_prefetch(struct txn *t, const struct table *tab, const struct row *r, bool write);
+void txn_prefetch(struct txn *t, const struct table *tab, const struct row *r, bool write,
+                  colmask_t cols);
 
 /* Reads columns `cols` of row r; *img is the row image to read them from (valid until
  * the transaction ends; use col_ptr from storage/table.h). A later write of the row may

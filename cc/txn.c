@@ -475,11 +475,13 @@ extern const bool cc_alg_reads_write_meta __attribute__((weak));
 extern const bool cc_alg_copies_rows __attribute__((weak));
 extern const bool cc_alg_rechecks_misses __attribute__((weak));
 
-void txn_prefetch(struct txn *t, const struct table *tab, const struct row *r, bool write)
+void txn_prefetch(struct txn *t, const struct table *tab, const struct row *r, bool write,
+                  colmask_t cols)
 {
     (void)t;
+    colmask_t all = schema_all_cols(&tab->schema);
     table_prefetch(tab, r, write, &cc_alg_reads_write_meta && cc_alg_reads_write_meta,
-                   &cc_alg_copies_rows && cc_alg_copies_rows);
+                   (cols & all) == all || (&cc_alg_copies_rows && cc_alg_copies_rows));
     if (cc_prefetch)
         cc_prefetch(r, write);
 }
