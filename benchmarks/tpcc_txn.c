@@ -49,10 +49,11 @@ static struct thread_state tstate[MAX_THREADS];
  * the access. */
 #define NO_CUSTOMER_COLS (C(C_DISCOUNT) | C(C_LAST) | C(C_CREDIT))
 #define NO_ITEM_COLS (C(I_PRICE) | C(I_NAME) | C(I_DATA))
+static inline int stock_dist_col(uint32_t d) { return S_DIST_01 + (int)d - 1; }
 static inline colmask_t stock_cols(uint32_t d, bool remote)
 {
-    return C(S_QUANTITY) | C(S_DIST_01 + (int)d - 1) | C(S_DATA) | C(S_YTD) |
-           C(S_ORDER_CNT) | (remote ? C(S_REMOTE_CNT) : 0);
+    return C(S_QUANTITY) | C(stock_dist_col(d)) | C(S_DATA) | C(S_YTD) | C(S_ORDER_CNT) |
+           (remote ? C(S_REMOTE_CNT) : 0);
 }
 /* The columns Payment reads of its customer, C_DATA among them: written for bad credit,
  * declared with the others, as column-level algorithms need (cc.h). */
@@ -222,7 +223,7 @@ static enum rc new_order(struct txn *t, const struct tpcc_query *q)
         if (last_of_item(q, i))
             txn_last_access(t, ir);
 
-        int dist = S_DIST_01 + (int)d - 1;
+        int dist = stock_dist_col(d);
         struct row *sr = tpcc.prefetch ? srows[i]
                                        : txn_lookup(t, tpcc.tab[T_STOCK],
                                                     tpcc_skey(l->supply_w_id, l->i_id));

@@ -245,11 +245,13 @@ void cc_last_access(struct txn *t, struct access *a);
 extern const bool cc_alg_reads_write_meta;
 /* Optional: true where an access copies the row's whole image (silo, tictoc and sto take a
  * private copy at every first access; mvto copies a read's version and a write's
- * before-image): a prefetch (txn_prefetch, table_prefetch) then requests every line of
- * the row, not only its first ones. Others leave it undefined (the generic layer
- * references it weakly): they read and write in place, touching the lines of the columns
- * they use, and measured no faster with every line of a written row (partitioned TPC-C,
- * 2 warehouses, medians of 5 alternating pairs: none 0.99x, no-wait 0.97x, 2026-12-06). */
+ * before-image; RCC a plain read under RC and RR, every access with columnar chains): a
+ * prefetch (txn_prefetch, table_prefetch) then requests every line of the row, not only
+ * its first ones. Others leave it undefined (the generic layer references it weakly):
+ * they read and write in place, a read touching the lines of its columns; their first
+ * write of a row copies the whole row as its before-image, yet they measured no faster
+ * with every line of a written row (partitioned TPC-C, 2 warehouses, medians of 5
+ * alternating pairs: none 0.99x, no-wait 0.97x, 2026-12-06). */
 extern const bool cc_alg_copies_rows;
 /* Optional: true where the algorithm calls txn_missed_still_absent (cc/txn.h), so that
  * txn_lookup records the attempt's misses; only then (RCC at serializable, Bamboo).

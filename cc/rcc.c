@@ -108,6 +108,10 @@ const bool cc_alg_column_grain = RCC_COLUMNAR; /* see cc.h */
  * without writing): txn_prefetch then requests the row's first line exclusive (YCSB
  * theta 0.6, 90% reads, 2 threads: rcc-ser 1.27x, rcc-c-ser 1.14x). */
 const bool cc_alg_reads_write_meta = RCC_ISO == RCC_SER;
+/* An access copies the whole row: a plain read under RC and RR (read_committed), every
+ * access with columnar chains; a prefetch requests every line (txn_prefetch). At SER a
+ * record-level read finds the row in place while its chain is empty. */
+const bool cc_alg_copies_rows = RCC_COLUMNAR || RCC_ISO != RCC_SER;
 /* SER reads take dependencies on uncommitted writes: precommit looks the misses up again */
 const bool cc_alg_rechecks_misses = RCC_ISO == RCC_SER;
 

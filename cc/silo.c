@@ -47,7 +47,7 @@ const bool cc_alg_serializable = true;
 /* Network rounds (cc/netmodel.h): distributed OCC, execute / prepare (lock, validate) /
  * commit (install, unlock): 3 rounds, 2 RTTs. */
 const struct cc_net_rounds cc_net_rounds = {.prepare = true, .decides_in_commit = true};
-/* Every first access takes a private copy of the whole row (occ_read): a prefetch
+/* Every first access takes a private copy of the whole row (occ_try_read): a prefetch
  * requests every line (txn_prefetch). */
 const bool cc_alg_copies_rows = true;
 

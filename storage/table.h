@@ -270,12 +270,12 @@ static inline void table_prefetch_key(const struct table *t, uint64_t key)
 /* Asks the CPU to bring row r's cache lines in ahead of an access: shared for a read,
  * exclusive (`write`) for a row about to be written, so a transaction's row misses overlap
  * instead of coming one after another. How many: every line of the row (at most
- * TABLE_PREFETCH_MAX_LINES) where the access copies the whole image (`whole`), else the
- * first TABLE_PREFETCH_LINES (an access in place touches the lines of its columns, mostly
- * the first). The first line, the metadata slot's, comes exclusive also where
- * `meta_write` (an algorithm whose reads write the slot: a read lock, a latch, a raised
- * read timestamp), which saves the upgrade of a shared line at that write. A hint only:
- * no effect on what any access sees. */
+ * TABLE_PREFETCH_MAX_LINES) where the access touches the whole row (`whole`: it reads
+ * every column, or it copies the row), else the first TABLE_PREFETCH_LINES. The first
+ * line, the metadata slot's, comes exclusive also where `meta_write` (an algorithm whose
+ * reads write the slot: a read lock, a latch, a raised read timestamp), which saves the
+ * upgrade of a shared line at that write. A hint only: no effect on what any access
+ * sees. */
 #define TABLE_PREFETCH_LINES 4
 #define TABLE_PREFETCH_MAX_LINES 32
 static inline void table_prefetch(const struct table *t, const struct row *r, bool write,
