@@ -480,7 +480,7 @@ void txn_prefetch(struct txn *t, const struct table *tab, const struct row *r, b
 {
     (void)t;
     bool whole = (&cc_alg_copies_rows && cc_alg_copies_rows) ||
-                 (cols & schema_all_cols(&tab->schema)) == schema_all_cols(&tab->schema);
+                 !(schema_all_cols(&tab->schema) & ~cols); /* every column */
     table_prefetch(tab, r, write, &cc_alg_reads_write_meta && cc_alg_reads_write_meta, whole);
     if (cc_prefetch)
         cc_prefetch(r, write);
