@@ -23,6 +23,7 @@ def stand_in(path: Path, name: str, log: Path, factor: str, extra: str = ""):
     1000 * seed * factor(seed); extra is shell run first (to fail or hang)."""
     path.write_text(f"""#!/bin/sh
 {extra}
+echo "{name} $*" >> {log}.args
 seed=0
 while [ $# -gt 0 ]; do [ "$1" = --seed ] && seed=$2; shift; done
 echo "{name} $seed" >> {log}
@@ -58,6 +59,10 @@ class Pairs(unittest.TestCase):
         got = list(zip(calls[0::2], map(int, calls[1::2])))
         self.assertEqual(got, [("A", 1), ("B", 1), ("B", 2), ("A", 2),
                                ("A", 3), ("B", 3), ("B", 4), ("A", 4)])
+        args = Path(f"{self.log}.args").read_text().splitlines()
+        self.assertEqual(len(args), 8)
+        for line, (side, seed) in zip(args, got):
+            self.assertEqual(line, f"{side} --threads 1 --seed {seed}")
 
     def test_ratios_and_median(self):
         p = run("-n", 4, self.a, self.b)
@@ -89,12 +94,30 @@ class Pairs(unittest.TestCase):
             ([self.a, self.b, "--", "--seed", 3], 2, "--seed is set per pair"),
             (["--metric", "nope", self.a, self.b], 1, "the result has no 'nope'"),
             (["--metric", "cpu.window", self.a, self.b], 1, "is not a number"),
+            (["--metric", "throughput.x", self.a, self.b], 1, "is not an object"),
+            (["--timeout", "inf", self.a, self.b], 2, "must be a finite number above 0"),
+            ([self.a, self.log], 2, "is not executable"),
+            (["--results", Path(self.tmp.name) / "no" / "r.jsonl", self.a, self.b], 2,
+             "--results"),
         ]
+        self.log.write_text("")  # a plain file: B of the case "is not executable"
         for args, code, msg in cases:
+            self.log.write_text("")
             p = run(*args)
             self.assertEqual(p.returncode, code, (args, p.stderr))
             self.assertEqual(len(p.stderr.strip().splitlines()), 1, (args, p.stderr))
             self.assertIn(msg, p.stderr)
+        # the last case: a bad --results path is refused before any run
+        self.assertEqual(self.log.read_text(), "")
+
+    def test_unstartable_binary_is_reported(self):
+        junk = Path(self.tmp.name) / "junk"
+        junk.write_bytes(b"\x00\x01 not a program")
+        junk.chmod(0o755)
+        p = run(self.a, junk)
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("pair 1, B", p.stderr)
+        self.assertIn("could not start", p.stderr)
 
     def test_failed_or_hung_run_is_reported(self):
         d = Path(self.tmp.name)
