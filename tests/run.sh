@@ -3,7 +3,7 @@
 #   tests/run.sh fast   `make test`, before every commit (about 10 minutes on 2 cores with
 #                       the build): the layering check, the CLI bad-input tests, the geo
 #                       deployment files and flags, the watchdogs, the sweep runner, the
-#                       side-by-side pairs (experiments/pairs) and
+#                       interleaved pairs (experiments/pairs) and
 #                       the plots, the scaling spec and its efficiency table, pin plans,
 #                       open loop, the network model, the geo commit layer and its
 #                       failures (tests/test_geo.py, tests/test_geo_failures.py); for every
@@ -95,7 +95,7 @@ run "cpu usage per phase (tests/test_cpu_usage.py)" 120 /usr/bin/python3 -m unit
 run "cache-line round trip (tests/test_line_trip.py)" 60 /usr/bin/python3 -m unittest tests/test_line_trip.py
 run "bench table vs_none and min-max columns (tests/test_bench_table.py)" 60 /usr/bin/python3 -m unittest tests/test_bench_table.py
 run "bench run order, reversed in even repetitions (tests/test_bench_order.py)" 240 /usr/bin/python3 -m unittest tests/test_bench_order.py
-run "side-by-side pairs, order alternating (tests/test_pairs.py)" 120 /usr/bin/python3 -m unittest tests/test_pairs.py
+run "interleaved pairs, order alternating (tests/test_pairs.py)" 120 /usr/bin/python3 -m unittest tests/test_pairs.py
 run "pin plans (tests/test_pin_plan.py)" 120 /usr/bin/python3 -m unittest tests/test_pin_plan.py
 run "open loop (tests/test_open_loop.py)" 120 /usr/bin/python3 -m unittest tests/test_open_loop.py
 run "network model (tests/test_network.py)" 120 /usr/bin/python3 -m unittest tests/test_network.py
