@@ -43,7 +43,8 @@ enum phase { PH_GENERATE, PH_WARMUP, PH_PAUSE, PH_MEASURE, PH_STOP };
 /* Reserving ahead of the run's inserts (storage/table.h): a thread of the warm-up samples
  * the tables' sizes at its start and at its middle, then reserves what the same rate needs
  * until the window's end, RESERVE_MARGIN times over, within its budget
- * (--reserve-budget-mib, default a quarter of the machine's memory). That rate is the
+ * (--reserve-budget-mib, default half the memory left at the warm-up's start,
+ * RESERVE_BUDGET_SHARE). That rate is the
  * warm-up's coldest (its inserts fault their memory in), so it samples again,
  * RESERVE_SETTLE_S after the reservation's end, over the rest of the warm-up (at least a
  * quarter of it, at most RESERVE_SAMPLE_MAX_S), and tops the reservation up to what that
@@ -76,6 +77,15 @@ enum phase { PH_GENERATE, PH_WARMUP, PH_PAUSE, PH_MEASURE, PH_STOP };
  * client sleeping till its next arrival) runs on, and its inserts meanwhile are counted
  * (rows_during), as are a backup coordinator's (--fail-commit-at), which never pauses. */
 #define PAUSE_WAIT_S 0.1
+/* The default budget: this share of the memory the process can still take when the
+ * warm-up starts (mem_avail_bytes: after the load, within its cgroup). A quarter of the
+ * machine's memory (6 GB of 24 here) left bamboo on TPC-C at 2 warehouses, 2 threads and
+ * a 3 s window 417-546 faults of huge pages, 15-20% of the window's CPU in the kernel
+ * (its rows are wider: ORDER-LINE's 192 bytes against 128); with 12 GB it reserved
+ * 7.4-8.0 GB and took none (2026-12-07). What the run reserves is what its inserts will
+ * take, RESERVE_MARGIN times over at most, so a run that the budget binds would take
+ * most of it in the window anyway. */
+#define RESERVE_BUDGET_SHARE 0.5
 struct reserver {
     pthread_t th;
     int nworkers;
@@ -571,9 +581,11 @@ void driver_run(const struct workload *w, const struct options *o, struct run_re
     if (geo_on)
         geo_window_set(0);
     cpu_usage_now(&cu[CPU_WARMUP]);
+    size_t budget = o->reserve_budget_mib
+                        ? (size_t)o->reserve_budget_mib << 20
+                        : (size_t)(RESERVE_BUDGET_SHARE * (double)mem_avail_bytes());
     struct reserver rv = {.nworkers = n, .warmup_s = o->warmup_s, .duration_s = o->duration_s,
-                          .budget = o->reserve_budget_mib ? (size_t)o->reserve_budget_mib << 20
-                                                          : mem_phys_bytes() / 4};
+                          .budget = budget};
     bool reserving = o->reserve_ahead && o->warmup_s > 0;
     /* release: workers start after seeing the phase change (acquire) */
     atomic_store_explicit(&phase, PH_WARMUP, memory_order_release);

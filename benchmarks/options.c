@@ -85,7 +85,8 @@ static const struct opt_def defs[] = {
      "its time and 0.1 s; past the reservation "
      "memory faults in as it is first written)"},
     {"reserve-budget-mib", OK_U64, OFF(reserve_budget_mib), 0, 16777216, false, "0",
-     "MiB that --reserve-ahead may reserve in all (0 = a quarter of the machine's memory); a "
+     "MiB that --reserve-ahead may reserve in all (0 = half the memory left when the warm-up "
+     "starts: MemAvailable, or what the memory cgroup leaves below its limit); a "
      "reservation cut short by it is reported (the result's reserve_ahead.capped, a line in "
      "the summary): the run's inserts past it fault in the measured window"},
     {"index", OK_INDEX, OFF(index_kind), 0, 0, false, "hash",

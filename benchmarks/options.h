@@ -24,7 +24,7 @@ struct options {
     enum pin_policy pin;
     double warmup_s, duration_s;
     bool reserve_ahead; /* storage/table.h catalog_reserve_ahead, in the warm-up */
-    uint64_t reserve_budget_mib; /* all its reservations together; 0: a quarter of memory */
+    uint64_t reserve_budget_mib; /* all its reservations together; 0: half of what is left */
     int index_kind;     /* enum index_kind */
     bool prefetch;      /* ycsb, f1, tao, tpcc's NewOrder: rows looked up first, prefetched */
     uint64_t seed;

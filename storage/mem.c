@@ -6,11 +6,11 @@
 #include <stdio.h>
 #include <sys/mman.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #ifdef MEM_SYSTEM_MALLOC
 /* Sanitizer builds: the sanitizer owns malloc, so jemalloc is not linked; the few
  * jemalloc extensions used here map to their plain equivalents. */
-#include <string.h>
 #define MALLOCX_ALIGN(a) (a)
 #define MALLOCX_ZERO 0
 static void *mallocx(size_t size, size_t align)
@@ -195,6 +195,74 @@ size_t mem_phys_bytes(void)
 {
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     return pages > 0 && page > 0 ? (size_t)pages * (size_t)page : 0;
+}
+
+/* The first number in file `path` (0 if none). */
+static unsigned long long file_u64(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    unsigned long long v = 0;
+    if (f) {
+        if (fscanf(f, "%llu", &v) != 1)
+            v = 0; /* v2's "max": no limit */
+        fclose(f);
+    }
+    return v;
+}
+
+/* What the memory cgroup of the process leaves below its limit (0: no limit found). Its
+ * path comes from /proc/self/cgroup (v2 "0::/p", v1 "N:memory:/p"); where the path is
+ * not under the mount (a cgroup namespace), the mount's root is the process's own. */
+static size_t cgroup_mem_left(void)
+{
+    FILE *f = fopen("/proc/self/cgroup", "r");
+    if (!f)
+        return 0;
+    char line[512], limit[700] = "", usage[700] = "";
+    while (fgets(line, sizeof(line), f)) {
+        line[strcspn(line, "\n")] = 0;
+        const char *p = NULL, *base = NULL, *lim = NULL, *use = NULL;
+        if (!strncmp(line, "0::", 3)) {
+            p = line + 3, base = "/sys/fs/cgroup", lim = "memory.max", use = "memory.current";
+        } else if (strstr(line, ":memory:")) {
+            p = strstr(line, ":memory:") + 8, base = "/sys/fs/cgroup/memory";
+            lim = "memory.limit_in_bytes", use = "memory.usage_in_bytes";
+        }
+        if (!p)
+            continue;
+        snprintf(limit, sizeof(limit), "%s%s/%s", base, p, lim);
+        if (access(limit, R_OK))
+            snprintf(limit, sizeof(limit), "%s/%s", base, lim);
+        snprintf(usage, sizeof(usage), "%s%s/%s", base, p, use);
+        if (access(usage, R_OK))
+            snprintf(usage, sizeof(usage), "%s/%s", base, use);
+        unsigned long long l = file_u64(limit);
+        if (l && l < (1ULL << 60)) /* v1 writes "no limit" as about 2^63 */
+            break;
+        limit[0] = 0;
+    }
+    fclose(f);
+    if (!limit[0])
+        return 0;
+    unsigned long long l = file_u64(limit), u = file_u64(usage);
+    return u < l ? (size_t)(l - u) : 1;
+}
+
+size_t mem_avail_bytes(void)
+{
+    size_t avail = 0;
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[256];
+    unsigned long long kib;
+    while (f && fgets(line, sizeof(line), f))
+        if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1)
+            avail = (size_t)kib << 10;
+    if (f)
+        fclose(f);
+    if (!avail)
+        avail = mem_phys_bytes();
+    size_t left = cgroup_mem_left();
+    return left && left < avail ? left : avail;
 }
 
 size_t mem_rss_bytes(void)

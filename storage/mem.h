@@ -56,6 +56,11 @@ bool mem_populate(void *p, size_t size);
 void mem_prefault(void *p, size_t size);
 /* Physical memory of the machine, bytes (0 if unknown). */
 size_t mem_phys_bytes(void);
+/* Memory the process can still take now, bytes: the kernel's estimate of what is
+ * available without swapping (MemAvailable of /proc/meminfo), or less where the process's
+ * memory cgroup (v2 memory.max, v1 memory.limit_in_bytes) leaves less below its limit;
+ * mem_phys_bytes where neither can be read. */
+size_t mem_avail_bytes(void);
 
 /* Number of NUMA nodes seen (1 where NUMA is unavailable). */
 int mem_numa_nodes(void);
