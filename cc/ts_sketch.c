@@ -1,7 +1,7 @@
 /* FPSketch (seed 002): the `sketch` timestamp store of cc/ts_store.h.
  *
  * Two parts, each described above its struct below: the active table of the keys that
- * running transactions hold (struct ts_slot), and the sketch that a key nobody holds
+ * running transactions hold (struct ts_block), and the sketch that a key nobody holds
  * folds into when it loses its slot (struct cell).
  *
  * Invariants:
@@ -41,10 +41,12 @@
 #include "storage/hash_mix.h"
 
 #define SKETCH_D 4
-/* Active buckets: at least this many per thread (a transaction's keys), a power of two.
- * The table's size decides how long a released key stays exact (and so the sketch's
- * false aborts the figures measure): 1024 per thread ran YCSB (1 M keys, 2 threads) only
- * 1.06x faster than 64 (tictoc-sketch), not worth changing what the figures measure. */
+/* Active buckets: at least this many per thread (a transaction's keys), a power of two,
+ * each of WAYS slots. The table's size decides how long a released key stays exact (and
+ * so the sketch's false aborts the figures measure): 1024 buckets per thread ran YCSB (1 M
+ * keys, 2 threads) only 1.06x faster than 64 (tictoc-sketch), not worth changing what the
+ * figures measure. (Until 2026-12-07 a bucket was one slot with overflow slots chained
+ * to it; its chains grew, in a few seconds of TPC-C, to about the slots WAYS gives now.) */
 #define BUCKETS_PER_THREAD 64
 #define MIN_BUCKETS 256
 
@@ -61,29 +63,46 @@ struct cell {
 
 /* Active table: a hash table of the keys that running transactions hold, keyed by the
  * row (rows never move or die while the table lives, so the row's address names the
- * key). Buckets are cache-line slots with a spin lock in the first; a bucket's other
- * keys hang off it in overflow slots, which stay linked once made (reused, never
- * freed before ts_store_fini). A slot holds the key, its holders' count, the bounds it
- * was unfolded with and the entry (the algorithm's words). When its last holder
- * leaves, a key keeps its slot, exact, until another key of the bucket needs a free
- * one; only then does it fold into the sketch (ours: the seed folds a key as soon as
- * it becomes inactive). Acquired again before that, it takes its exact entry back
- * without the sketch, which is always allowed (an exact stamp is its own upper bound);
- * a key the sketch answers for is one that folded (S1). A new key takes an empty slot,
- * else a released key's not taken back since the last pass, else any released key's
- * (second chance, as CLOCK), else a new overflow slot.
+ * key). A bucket is a block of cache lines: its first (struct ts_bucket) holds the lock
+ * and the keys of its WAYS slots, each slot (struct ts_way) a line of its own with the
+ * key's holders' count, the bounds it was unfolded with and the entry (the algorithm's
+ * words). So a lookup reads one line per block of the chain, never the slots' lines that
+ * other threads' transactions write, and a slot's holders touch only its line. A bucket
+ * whose WAYS slots are all held takes an overflow block, which stays linked once made
+ * (reused, never freed before ts_store_fini). When its last holder leaves, a key keeps
+ * its slot, exact, until another key of the bucket needs a free one; only then does it
+ * fold into the sketch (ours: the seed folds a key as soon as it becomes inactive).
+ * Acquired again before that, it takes its exact entry back without the sketch, which
+ * is always allowed (an exact stamp is its own upper bound); a key the sketch answers
+ * for is one that folded (S1). A new key takes an empty slot, else a released key's not
+ * taken back since the last pass, else any released key's (second chance, as CLOCK),
+ * else a slot of a new overflow block.
  */
-struct ts_slot {
-    _Atomic uint32_t lock; /* the bucket's lock (bucket heads only) */
+#define WAYS 4
+
+struct ts_way {
     _Atomic uint16_t refs; /* holders (at most one per thread); 0: released or free.
-                            * Grows under the lock only; shrinks without it (S2) */
-    uint16_t recent;       /* a released key taken back since the last eviction pass */
-    const struct row *key;
-    struct ts_slot *next;  /* the bucket's overflow slots (heads only link them) */
+                            * Grows under the bucket lock only; shrinks without it (S2) */
+    uint8_t idx;           /* its place in its block's w[] */
+    const struct row *key; /* its block's key[idx], written with it (under the lock) */
     uint64_t bound_w, bound_r; /* the stamps the entry was unfolded with */
     struct ts_entry e;
 };
-_Static_assert(sizeof(struct ts_slot) == 64, "a slot is one cache line");
+
+struct ts_bucket {
+    _Atomic uint32_t lock; /* the bucket's lock (taken in the chain's first block only) */
+    uint8_t recent;        /* bit i: way i's released key taken back since the last pass */
+    const struct row *key[WAYS]; /* the slots' keys (NULL: empty; then refs is 0) */
+    struct ts_block *next;       /* the chain's next (overflow) block */
+};
+
+struct ts_block {
+    _Alignas(64) struct ts_bucket b;
+    _Alignas(64) struct ts_way w[WAYS];
+};
+_Static_assert(sizeof(struct ts_bucket) <= 64, "a bucket is one cache line");
+_Static_assert(sizeof(struct ts_way) <= 64, "a slot is one cache line");
+_Static_assert(sizeof(struct ts_block) == 64 * (WAYS + 1), "a block is its lines");
 
 struct shadow {
     uint64_t wts, rts;
@@ -93,9 +112,9 @@ _Static_assert(sizeof(struct shadow) <= CC_META_SIZE, "ts_sketch: CC_META_SIZE t
 static struct cell *cells;     /* SKETCH_D x width */
 static uint32_t width;         /* cells per sketch row: a power of two */
 static unsigned width_shift;   /* 32 - log2(width) */
-static struct ts_slot *buckets;
+static struct ts_block *buckets; /* each chain's first block */
 static uint64_t bucket_mask;
-static _Atomic uint64_t overflow_slots; /* made so far (rare: one per new chain depth) */
+static _Atomic uint64_t overflow_blocks; /* made so far (rare: one per new chain depth) */
 
 static inline struct shadow *row_shadow(const struct row *r)
 {
@@ -167,7 +186,7 @@ void ts_store_init(int nthreads)
     uint64_t n = MIN_BUCKETS;
     while (n < (uint64_t)nthreads * BUCKETS_PER_THREAD)
         n <<= 1;
-    buckets = aligned_alloc(64, n * sizeof(struct ts_slot));
+    buckets = aligned_alloc(64, n * sizeof(struct ts_block));
     if (!cells || !buckets) {
         fprintf(stderr, "ts_sketch: out of memory\n");
         exit(1);
@@ -176,17 +195,20 @@ void ts_store_init(int nthreads)
         atomic_init(&cells[i].wts, 0);
         atomic_init(&cells[i].rts, 0);
     }
-    memset(buckets, 0, n * sizeof(struct ts_slot));
+    memset(buckets, 0, n * sizeof(struct ts_block));
+    for (uint64_t i = 0; i < n; i++)
+        for (int j = 0; j < WAYS; j++)
+            buckets[i].w[j].idx = (uint8_t)j;
     bucket_mask = n - 1;
-    atomic_init(&overflow_slots, 0);
+    atomic_init(&overflow_blocks, 0);
 }
 
 void ts_store_fini(void)
 {
     for (uint64_t i = 0; i <= bucket_mask; i++)
-        for (struct ts_slot *s = buckets[i].next, *n; s; s = n) {
-            n = s->next;
-            free(s);
+        for (struct ts_block *k = buckets[i].b.next, *n; k; k = n) {
+            n = k->b.next;
+            free(k);
         }
     free(buckets);
     free(cells);
@@ -201,22 +223,22 @@ void ts_row_init(struct row *r)
 }
 
 /* The bucket lock's acquire and release order a fold before the next unfold (S2, S3). */
-static inline void bucket_lock(struct ts_slot *b)
+static inline void bucket_lock(struct ts_block *head)
 {
-    latch_acquire(&b->lock);
+    latch_acquire(&head->b.lock);
     SHW(SHW_INDEX);
 }
 
-static inline void bucket_unlock(struct ts_slot *b)
+static inline void bucket_unlock(struct ts_block *head)
 {
     SHW(SHW_INDEX);
-    latch_release(&b->lock);
+    latch_release(&head->b.lock);
 }
 
 /* Folds the key that slot s holds into the sketch: the stamps it changed since its
  * unfold (an unchanged stamp is its bound, already <= the cells: S1), and the shadow
  * (S4). Under the bucket lock, with no holder. */
-static void fold(struct ts_slot *s)
+static void fold(struct ts_way *s)
 {
     uint64_t w, rt;
     cc_ts_fold(&s->e, &w, &rt);
@@ -249,57 +271,82 @@ static void fold(struct ts_slot *s)
     SHW(SHW_ROW);
 }
 
+/* Slot i of block k takes key r (NULL: empties it), in the block's line and its own. */
+static inline void set_key(struct ts_block *k, int i, const struct row *r)
+{
+    k->b.key[i] = r;
+    k->w[i].key = r;
+}
+
+/* A slot for a new key in the chain from head, under its lock, where no slot holds the
+ * key: an empty one (the blocks' lines tell), else a released key's not taken back since
+ * the last pass, else any released key's (a new pass), else one of a new overflow block,
+ * linked after the head for good. Only the slots' holder counts it reads leave the
+ * blocks' lines, in chain order, up to the first old released key. */
+static struct ts_way *free_way(struct ts_block *head)
+{
+    for (struct ts_block *k = head; k; k = k->b.next)
+        for (int i = 0; i < WAYS; i++)
+            if (!k->b.key[i])
+                return &k->w[i];
+    struct ts_way *any = NULL;
+    for (struct ts_block *k = head; k; k = k->b.next)
+        for (int i = 0; i < WAYS; i++) {
+            /* acquire: a 0 orders the last holder's accesses before our fold (S2) */
+            if (atomic_load_explicit(&k->w[i].refs, memory_order_acquire))
+                continue;
+            if (!(k->b.recent & 1u << i))
+                return &k->w[i];
+            if (!any)
+                any = &k->w[i];
+        }
+    if (any) { /* every released key was taken back: a new pass */
+        for (struct ts_block *k = head; k; k = k->b.next)
+            k->b.recent = 0;
+        return any;
+    }
+    struct ts_block *k = aligned_alloc(64, sizeof(*k));
+    if (!k) {
+        fprintf(stderr, "ts_sketch: out of memory\n");
+        exit(1);
+    }
+    memset(k, 0, sizeof(*k));
+    for (int i = 0; i < WAYS; i++)
+        k->w[i].idx = (uint8_t)i;
+    k->b.next = head->b.next;
+    head->b.next = k;
+    atomic_fetch_add_explicit(&overflow_blocks, 1, memory_order_relaxed);
+    return &k->w[0];
+}
+
+/* The block that holds slot s. */
+static inline struct ts_block *block_of(const struct ts_way *s)
+{
+    return (struct ts_block *)(void *)((char *)(s - s->idx) - offsetof(struct ts_block, w));
+}
+
 struct ts_entry *ts_acquire(struct txn *t, struct row *r)
 {
     uint64_t h = key_hash(r);
-    struct ts_slot *b = &buckets[h & bucket_mask], *s, *free_slot = NULL;
-    bucket_lock(b);
-    /* a slot for a new key: an empty one, else a released key not taken back since
-     * the last pass, else any released key (second chance, as CLOCK) */
-    struct ts_slot *empty = NULL, *old = NULL;
-    for (s = b; s; s = s->next) {
-        if (s->key == r) /* held, or released and not yet evicted: exact either way */
-            break;
-        /* acquire: a 0 orders the last holder's accesses before our fold (S2) */
-        if (atomic_load_explicit(&s->refs, memory_order_acquire))
-            continue;
-        if (!s->key && !empty)
-            empty = s;
-        else if (s->key && !s->recent && !old)
-            old = s;
-        else if (s->key && !free_slot)
-            free_slot = s;
-    }
-    if (s) {
-        /* acquire: taken back from 0, the entry as its last holder left it */
-        if (!atomic_fetch_add_explicit(&s->refs, 1, memory_order_acquire))
-            s->recent = 1;
-        SHW(SHW_INDEX);
-        bucket_unlock(b);
-        return &s->e;
-    }
-    if (empty || old)
-        free_slot = empty ? empty : old;
-    else if (free_slot) /* every released key was taken back: a new pass */
-        for (struct ts_slot *x = b; x; x = x->next)
-            x->recent = 0;
-    if (!free_slot) { /* a new overflow slot, linked after the head for good */
-        free_slot = aligned_alloc(64, sizeof(*free_slot));
-        if (!free_slot) {
-            fprintf(stderr, "ts_sketch: out of memory\n");
-            exit(1);
-        }
-        memset(free_slot, 0, sizeof(*free_slot));
-        free_slot->next = b->next;
-        b->next = free_slot;
-        atomic_fetch_add_explicit(&overflow_slots, 1, memory_order_relaxed);
-    }
-    s = free_slot;
+    struct ts_block *head = &buckets[h & bucket_mask];
+    bucket_lock(head);
+    for (struct ts_block *k = head; k; k = k->b.next)
+        for (int i = 0; i < WAYS; i++)
+            if (k->b.key[i] == r) { /* held, or released and not yet evicted: exact */
+                /* acquire: taken back from 0, the entry as its last holder left it */
+                if (!atomic_fetch_add_explicit(&k->w[i].refs, 1, memory_order_acquire))
+                    k->b.recent |= (uint8_t)(1u << i);
+                SHW(SHW_INDEX);
+                bucket_unlock(head);
+                return &k->w[i].e;
+            }
+    struct ts_way *s = free_way(head);
+    struct ts_block *k = block_of(s);
     if (s->key) /* evict the released key it held: now it is inactive */
         fold(s);
-    s->key = r;
+    set_key(k, s->idx, r);
     atomic_store_explicit(&s->refs, 1, memory_order_relaxed); /* from 0, under the lock */
-    s->recent = 0;
+    k->b.recent &= (uint8_t)~(1u << s->idx);
     bounds(h, &s->bound_w, &s->bound_r);
     cc_ts_unfold(&s->e, s->bound_w, s->bound_r);
     SHW(SHW_INDEX);
@@ -307,11 +354,11 @@ struct ts_entry *ts_acquire(struct txn *t, struct row *r)
     t->st.alg[TS_CTR_ACTIVATIONS]++;
     if (s->bound_w != sh->wts || s->bound_r != sh->rts)
         t->st.alg[TS_CTR_INFLATED]++;
-    bucket_unlock(b);
+    bucket_unlock(head);
     return &s->e;
 }
 
-/* The key's bucket head, whose lock ts_acquire takes (so exclusive), and its cells,
+/* The key's first block, whose lock ts_acquire takes (so exclusive), and its cells,
  * which ts_acquire reads when the key is not in the table. */
 void cc_prefetch(const struct row *r, bool write)
 {
@@ -326,15 +373,15 @@ void cc_prefetch(const struct row *r, bool write)
 }
 
 /* The slot that holds entry e. */
-static inline struct ts_slot *slot_of(struct ts_entry *e)
+static inline struct ts_way *slot_of(const struct ts_entry *e)
 {
-    return (struct ts_slot *)(void *)((char *)e - offsetof(struct ts_slot, e));
+    return (struct ts_way *)(void *)((char *)e - offsetof(struct ts_way, e));
 }
 
 /* One holder of e (key r) less. The last holder of a live key leaves it its slot, exact,
- * until the slot is needed: a decrement, without the bucket lock (S2). Of a dead one
- * (ts_release_dead), under the lock, drops it unfolded: the row is freed, its shadow
- * reset by the next insert. */
+ * until the slot is needed: a decrement of the slot's own line, without the bucket lock
+ * (S2). Of a dead one (ts_release_dead), under the lock, drops it unfolded: the row is
+ * freed, its shadow reset by the next insert. */
 void ts_release(struct txn *t, struct row *r, struct ts_entry *e)
 {
     (void)t;
@@ -347,32 +394,33 @@ void ts_release(struct txn *t, struct row *r, struct ts_entry *e)
 void ts_release_dead(struct txn *t, struct row *r, struct ts_entry *e)
 {
     (void)t;
-    struct ts_slot *s = slot_of(e), *b = &buckets[key_hash(r) & bucket_mask];
-    bucket_lock(b);
+    struct ts_way *s = slot_of(e);
+    struct ts_block *head = &buckets[key_hash(r) & bucket_mask];
+    bucket_lock(head);
     SHW(SHW_INDEX);
     if (atomic_fetch_sub_explicit(&s->refs, 1, memory_order_relaxed) == 1)
-        s->key = NULL;
-    bucket_unlock(b);
+        set_key(block_of(s), s->idx, NULL);
+    bucket_unlock(head);
 }
 
 void ts_fold_released(void)
 {
     for (uint64_t i = 0; i <= bucket_mask; i++) {
-        struct ts_slot *b = &buckets[i];
-        bucket_lock(b);
-        for (struct ts_slot *s = b; s; s = s->next)
-            if (!atomic_load_explicit(&s->refs, memory_order_acquire) && s->key) {
-                fold(s);
-                s->key = NULL;
-            }
-        bucket_unlock(b);
+        struct ts_block *head = &buckets[i];
+        bucket_lock(head);
+        for (struct ts_block *k = head; k; k = k->b.next)
+            for (int j = 0; j < WAYS; j++)
+                if (k->b.key[j] && !atomic_load_explicit(&k->w[j].refs, memory_order_acquire)) {
+                    fold(&k->w[j]);
+                    set_key(k, j, NULL);
+                }
+        bucket_unlock(head);
     }
 }
 
 bool ts_exact(const struct ts_entry *e, uint64_t *wts, uint64_t *rts)
 {
-    const struct ts_slot *s =
-        (const struct ts_slot *)(const void *)((const char *)e - offsetof(struct ts_slot, e));
+    const struct ts_way *s = slot_of(e);
     const struct shadow *sh = row_shadow(s->key); /* stable while held (S4) */
     bool changed = false;
     if (*wts == s->bound_w && sh->wts != s->bound_w) {
@@ -389,11 +437,11 @@ bool ts_exact(const struct ts_entry *e, uint64_t *wts, uint64_t *rts)
 void ts_store_json(FILE *f)
 {
     size_t sketch = (size_t)SKETCH_D * width * sizeof(struct cell);
-    uint64_t over = atomic_load_explicit(&overflow_slots, memory_order_relaxed);
-    size_t table = (size_t)(bucket_mask + 1 + over) * sizeof(struct ts_slot);
+    uint64_t over = atomic_load_explicit(&overflow_blocks, memory_order_relaxed);
+    size_t table = (size_t)(bucket_mask + 1 + over) * sizeof(struct ts_block);
     fprintf(f, "{\"kind\":\"sketch\",\"depth\":%d,\"width\":%u,\"sketch_bytes\":%zu,"
-               "\"active_buckets\":%llu,\"overflow_slots\":%llu,\"active_table_bytes\":%zu,"
-               "\"bytes\":%zu}",
-            SKETCH_D, width, sketch, (unsigned long long)(bucket_mask + 1),
-            (unsigned long long)over, table, sketch + table);
+               "\"active_buckets\":%llu,\"slots_per_bucket\":%d,\"overflow_slots\":%llu,"
+               "\"active_table_bytes\":%zu,\"bytes\":%zu}",
+            SKETCH_D, width, sketch, (unsigned long long)(bucket_mask + 1), WAYS,
+            (unsigned long long)over * WAYS, table, sketch + table);
 }

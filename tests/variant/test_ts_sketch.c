@@ -11,7 +11,11 @@
  *    lock and release; each activation must be >= the key's true maximum, and a key held
  *    by another thread must show exactly the stamps its holders wrote (S1, S2 under
  *    concurrency);
- *  - counters: an activation whose bounds exceed the exact stamps counts as inflated.
+ *  - counters: an activation whose bounds exceed the exact stamps counts as inflated;
+ *  - many_held: more keys held at once than their buckets have slots (overflow blocks):
+ *    each has an entry of its own, which a second acquire finds, and they all release;
+ *  - dead_release: a key released dead leaves the table (its next acquire activates it
+ *    anew), where a live key released keeps its entry.
  * Stamps are chosen so both algorithms' entries store them exactly (wts <= rts, rts - wts
  * small: TicToc's delta encoding). */
 #include <pthread.h>
@@ -187,6 +191,52 @@ static void counters(void)
     ts_release(T[0], fresh, e);
 }
 
+/* The result's ts_store object, as ts_store_json writes it. */
+static char *store_json(void)
+{
+    static char buf[1024];
+    FILE *f = fmemopen(buf, sizeof(buf), "w");
+    ts_store_json(f);
+    fclose(f);
+    return buf;
+}
+
+static void many_held(void)
+{
+    static struct ts_entry *e[NKEYS];
+    CHECK(strstr(store_json(), "\"overflow_slots\":0,") != NULL);
+    for (uint64_t k = 0; k < NKEYS; k++)
+        e[k] = ts_acquire(T[0], R(k));
+    /* 512 keys in 256 buckets of 4 slots: some bucket holds more than 4 */
+    CHECK(strstr(store_json(), "\"overflow_slots\":0,") == NULL);
+    const uint64_t base = (uint64_t)1 << 40; /* above every stamp the cases before set */
+    for (uint64_t k = 0; k < NKEYS; k++) {
+        raise_to(e[k], base + k, base + k);
+        CHECK(ts_acquire(T[1], R(k)) == e[k]);
+    }
+    for (uint64_t k = 0; k < NKEYS; k++) {
+        uint64_t w, r;
+        stamps(e[k], &w, &r);
+        CHECK_EQ_U(w, base + k); /* no two keys share an entry */
+        ts_release(T[1], R(k), e[k]);
+        ts_release(T[0], R(k), e[k]);
+    }
+    ts_fold_released();
+}
+
+static void dead_release(void)
+{
+    uint64_t acts = T[0]->st.alg[TS_CTR_ACTIVATIONS];
+    struct ts_entry *e = ts_acquire(T[0], R(3));
+    ts_release(T[0], R(3), e);
+    CHECK(ts_acquire(T[0], R(3)) == e); /* released live: still in its slot */
+    CHECK_EQ_U(T[0]->st.alg[TS_CTR_ACTIVATIONS], acts + 1);
+    ts_release_dead(T[0], R(3), e);
+    e = ts_acquire(T[0], R(3)); /* dropped: activated anew */
+    CHECK_EQ_U(T[0]->st.alg[TS_CTR_ACTIVATIONS], acts + 2);
+    ts_release(T[0], R(3), e);
+}
+
 int main(void)
 {
     clock_calibrate();
@@ -202,6 +252,8 @@ int main(void)
         RUN_CASE(active_keys_exact);
         RUN_CASE(concurrent);
         RUN_CASE(counters);
+        RUN_CASE(many_held);
+        RUN_CASE(dead_release);
     }
     for (int i = 0; i < NT; i++) {
         cc_thread_fini(T[i]);
