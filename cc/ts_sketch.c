@@ -9,7 +9,9 @@
  *      stamps the key had when it last folded: a fold raises all SKETCH_D cells, and
  *      cells only grow (atomic max), so their minimum does too.
  *   S2 (active keys exact) A key has at most one slot, found through its bucket (a new
- *      slot is taken only after a walk of the whole chain found none); acquire takes the
+ *      slot is taken only after a walk of the whole chain found none; a slot's key is
+ *      written in its block's first line and its own together, and an empty slot has
+ *      refs == 0, both under the lock); acquire takes the
  *      bucket's lock, and so does the release of a dead key; the slot is unfolded when
  *      the key takes it and folded when the key is evicted from it (refs == 0: nobody
  *      touches the entry), under that lock. So the entry is the key's only copy while
@@ -103,6 +105,7 @@ struct ts_block {
 _Static_assert(sizeof(struct ts_bucket) <= 64, "a bucket is one cache line");
 _Static_assert(sizeof(struct ts_way) <= 64, "a slot is one cache line");
 _Static_assert(sizeof(struct ts_block) == 64 * (WAYS + 1), "a block is its lines");
+_Static_assert(WAYS <= 8, "a bucket's recent bits are a byte");
 
 struct shadow {
     uint64_t wts, rts;
