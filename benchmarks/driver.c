@@ -153,8 +153,12 @@ static bool catalog_grew(const struct catalog_sizes *a, const struct catalog_siz
 static size_t reserve_paused(struct reserver *rv, const struct catalog_sizes *a,
                              const struct catalog_sizes *b, double factor, struct catalog_sizes *c)
 {
-    if (!catalog_grew(a, b) || rv->bytes >= rv->budget)
+    if (!catalog_grew(a, b))
         return 0;
+    if (rv->bytes >= rv->budget) { /* spent, or none at all (a full cgroup): short */
+        rv->capped = true;
+        return 0;
+    }
     rv->paused = true;
     pause_workers(rv->nworkers);
     uint64_t keys = catalog_keys(c);

@@ -83,7 +83,7 @@ struct cell {
 #define WAYS 4
 
 struct ts_way {
-    _Atomic uint16_t refs; /* holders (at most one per thread); 0: released or free.
+    _Alignas(64) _Atomic uint16_t refs; /* holders (at most one per thread); 0: released or free.
                             * Grows under the bucket lock only; shrinks without it (S2) */
     uint8_t idx;           /* its place in its block's w[] */
     const struct row *key; /* its block's key[idx], written with it (under the lock) */
@@ -103,7 +103,7 @@ struct ts_block {
     _Alignas(64) struct ts_way w[WAYS];
 };
 _Static_assert(sizeof(struct ts_bucket) <= 64, "a bucket is one cache line");
-_Static_assert(sizeof(struct ts_way) <= 64, "a slot is one cache line");
+_Static_assert(sizeof(struct ts_way) == 64, "a slot is one cache line");
 _Static_assert(sizeof(struct ts_block) == 64 * (WAYS + 1), "a block is its lines");
 _Static_assert(WAYS <= 8, "a bucket's recent bits are a byte");
 

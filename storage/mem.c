@@ -1,6 +1,7 @@
 /* The memory module (see mem.h): jemalloc for all allocation, libnuma for placement. */
 #include "storage/mem.h"
 
+#include <limits.h>
 #include <numa.h>
 #include <numaif.h>
 #include <stdio.h>
@@ -197,55 +198,118 @@ size_t mem_phys_bytes(void)
     return pages > 0 && page > 0 ? (size_t)pages * (size_t)page : 0;
 }
 
-/* The first number in file `path` (0 if none). */
+/* The first number in file `path` (0 if none, as for v2's "max": no limit). */
 static unsigned long long file_u64(const char *path)
 {
     FILE *f = fopen(path, "r");
     unsigned long long v = 0;
     if (f) {
         if (fscanf(f, "%llu", &v) != 1)
-            v = 0; /* v2's "max": no limit */
+            v = 0;
         fclose(f);
     }
     return v;
 }
 
-/* What the memory cgroup of the process leaves below its limit (0: no limit found). Its
- * path comes from /proc/self/cgroup (v2 "0::/p", v1 "N:memory:/p"); where the path is
- * not under the mount (a cgroup namespace), the mount's root is the process's own. */
-static size_t cgroup_mem_left(void)
+/* The number after `key ` on its line of dir/memory.stat (0 if none). */
+static unsigned long long stat_u64(const char *dir, const char *key)
 {
-    FILE *f = fopen("/proc/self/cgroup", "r");
-    if (!f)
+    char path[PATH_MAX], *line = NULL;
+    size_t cap = 0, n = strlen(key);
+    unsigned long long v = 0;
+    if (snprintf(path, sizeof(path), "%s/memory.stat", dir) >= (int)sizeof(path))
         return 0;
-    char line[512], limit[700] = "", usage[700] = "";
-    while (fgets(line, sizeof(line), f)) {
-        line[strcspn(line, "\n")] = 0;
-        const char *p = NULL, *base = NULL, *lim = NULL, *use = NULL;
-        if (!strncmp(line, "0::", 3)) {
-            p = line + 3, base = "/sys/fs/cgroup", lim = "memory.max", use = "memory.current";
-        } else if (strstr(line, ":memory:")) {
-            p = strstr(line, ":memory:") + 8, base = "/sys/fs/cgroup/memory";
-            lim = "memory.limit_in_bytes", use = "memory.usage_in_bytes";
-        }
-        if (!p)
-            continue;
-        snprintf(limit, sizeof(limit), "%s%s/%s", base, p, lim);
-        if (access(limit, R_OK))
-            snprintf(limit, sizeof(limit), "%s/%s", base, lim);
-        snprintf(usage, sizeof(usage), "%s%s/%s", base, p, use);
-        if (access(usage, R_OK))
-            snprintf(usage, sizeof(usage), "%s/%s", base, use);
-        unsigned long long l = file_u64(limit);
-        if (l && l < (1ULL << 60)) /* v1 writes "no limit" as about 2^63 */
+    FILE *f = fopen(path, "r");
+    while (f && getline(&line, &cap, f) > 0)
+        if (!strncmp(line, key, n) && line[n] == ' ')
+            v = strtoull(line + n + 1, NULL, 10);
+    if (f)
+        fclose(f);
+    free(line);
+    return v;
+}
+
+/* The files of one cgroup version's memory controller. */
+struct cg_files {
+    const char *limit, *usage, *inactive; /* inactive: memory.stat's reclaimable cache */
+};
+
+/* What the cgroup at dir leaves below its limit (0: it has none; 1: nothing left). Its
+ * usage leaves out inactive file pages, which the kernel reclaims before it fails an
+ * allocation (MemAvailable counts them as available too). */
+static size_t cg_level_left(const char *dir, const struct cg_files *cf)
+{
+    char path[PATH_MAX];
+    if (snprintf(path, sizeof(path), "%s/%s", dir, cf->limit) >= (int)sizeof(path))
+        return 0;
+    unsigned long long limit = file_u64(path);
+    if (!limit || limit >= 1ULL << 60) /* v1 writes "no limit" as about 2^63 */
+        return 0;
+    if (snprintf(path, sizeof(path), "%s/%s", dir, cf->usage) >= (int)sizeof(path))
+        return 0;
+    unsigned long long usage = file_u64(path), cache = stat_u64(dir, cf->inactive);
+    usage = cache < usage ? usage - cache : 0;
+    return usage < limit ? (size_t)(limit - usage) : 1;
+}
+
+/* The least that the cgroup at mount + cg and each of its ancestors up to the mount
+ * leave (0: none has a limit). Where mount + cg does not exist (a cgroup namespace), the
+ * mount's root is the process's own cgroup. */
+static size_t cg_chain_left(const char *mount, const char *cg, const struct cg_files *cf)
+{
+    char dir[PATH_MAX];
+    size_t root = strlen(mount), least = 0;
+    if (snprintf(dir, sizeof(dir), "%s%s", mount, strcmp(cg, "/") ? cg : "") >= (int)sizeof(dir) ||
+        access(dir, R_OK))
+        dir[root] = 0;
+    for (;;) {
+        size_t left = cg_level_left(dir, cf);
+        if (left && (!least || left < least))
+            least = left;
+        char *slash = strrchr(dir, '/');
+        if (strlen(dir) <= root || !slash || (size_t)(slash - dir) < root)
             break;
-        limit[0] = 0;
+        *slash = 0;
     }
-    fclose(f);
-    if (!limit[0])
-        return 0;
-    unsigned long long l = file_u64(limit), u = file_u64(usage);
-    return u < l ? (size_t)(l - u) : 1;
+    return least;
+}
+
+size_t mem_cgroup_left(const char *cgroup_file, const char *root)
+{
+    static const struct cg_files v1 = {"memory.limit_in_bytes", "memory.usage_in_bytes",
+                                       "total_inactive_file"};
+    static const struct cg_files v2 = {"memory.max", "memory.current", "inactive_file"};
+    FILE *f = fopen(cgroup_file, "r");
+    char *line = NULL, mount[PATH_MAX];
+    size_t cap = 0, least = 0;
+    ssize_t n;
+    while (f && (n = getline(&line, &cap, f)) > 0) {
+        if (line[n - 1] == '\n')
+            line[n - 1] = 0;
+        /* hierarchy-id:controllers:path */
+        char *ctl = strchr(line, ':'), *cg = ctl ? strchr(ctl + 1, ':') : NULL;
+        if (!cg)
+            continue;
+        *ctl++ = 0;
+        *cg++ = 0;
+        size_t left = 0;
+        if (!strcmp(line, "0") && !*ctl) {
+            left = cg_chain_left(root, cg, &v2);
+        } else {
+            char *save;
+            for (char *c = strtok_r(ctl, ",", &save); c; c = strtok_r(NULL, ",", &save))
+                if (!strcmp(c, "memory")) {
+                    snprintf(mount, sizeof(mount), "%s/memory", root);
+                    left = cg_chain_left(mount, cg, &v1);
+                }
+        }
+        if (left && (!least || left < least))
+            least = left;
+    }
+    if (f)
+        fclose(f);
+    free(line);
+    return least;
 }
 
 size_t mem_avail_bytes(void)
@@ -261,7 +325,7 @@ size_t mem_avail_bytes(void)
         fclose(f);
     if (!avail)
         avail = mem_phys_bytes();
-    size_t left = cgroup_mem_left();
+    size_t left = mem_cgroup_left("/proc/self/cgroup", "/sys/fs/cgroup");
     return left && left < avail ? left : avail;
 }
 

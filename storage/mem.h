@@ -57,10 +57,18 @@ void mem_prefault(void *p, size_t size);
 /* Physical memory of the machine, bytes (0 if unknown). */
 size_t mem_phys_bytes(void);
 /* Memory the process can still take now, bytes: the kernel's estimate of what is
- * available without swapping (MemAvailable of /proc/meminfo), or less where the process's
- * memory cgroup (v2 memory.max, v1 memory.limit_in_bytes) leaves less below its limit;
- * mem_phys_bytes where neither can be read. */
+ * available without swapping (MemAvailable of /proc/meminfo; mem_phys_bytes where it
+ * cannot be read), or less where the process's memory cgroups leave less below their
+ * limits (mem_cgroup_left). */
 size_t mem_avail_bytes(void);
+/* What the memory cgroups of the process leave below their limits, bytes (0: no limit
+ * found; 1: nothing left): the least, over its cgroup and each ancestor, of the limit
+ * (v2 memory.max, v1 memory.limit_in_bytes) less the usage without inactive file pages.
+ * The cgroups are those that cgroup_file names (/proc/self/cgroup: v2 "0::/p", v1
+ * "N:...,memory,...:/p"), read under root (/sys/fs/cgroup; v1's controller under
+ * root/memory). Where /p is not under its mount (a cgroup namespace), the mount's root
+ * is the process's own cgroup. */
+size_t mem_cgroup_left(const char *cgroup_file, const char *root);
 
 /* Number of NUMA nodes seen (1 where NUMA is unavailable). */
 int mem_numa_nodes(void);

@@ -12,8 +12,9 @@
  *    by another thread must show exactly the stamps its holders wrote (S1, S2 under
  *    concurrency);
  *  - counters: an activation whose bounds exceed the exact stamps counts as inflated;
- *  - many_held: more keys held at once than their buckets have slots (overflow blocks):
- *    each has an entry of its own, which a second acquire finds, and they all release;
+ *  - many_held: more keys held at once than the table has slots in its first blocks
+ *    (256 buckets of 4), so some bucket takes overflow blocks: each key has an entry of
+ *    its own, which a second acquire finds, and they all release;
  *  - dead_release: a key released dead leaves the table (its next acquire activates it
  *    anew), where a live key released keeps its entry.
  * Stamps are chosen so both algorithms' entries store them exactly (wts <= rts, rts - wts
@@ -27,8 +28,13 @@
 #include "tests/unit/check.h"
 #include "tests/variant/rows.h"
 
-#define NKEYS 512
+/* more keys than the table's slots (256 buckets of 4 for up to 4 threads), so that keys
+ * evict each other (free_way's second chance, folds at eviction) */
+#define NKEYS 2048
 #define NT 4
+/* many_held's keys: more than the slots of the first blocks, so some bucket overflows
+ * whatever the hash */
+#define HELD_KEYS 1100
 
 extern size_t ts_sketch_bytes;
 static struct txn *T[NT];
@@ -203,18 +209,18 @@ static char *store_json(void)
 
 static void many_held(void)
 {
-    static struct ts_entry *e[NKEYS];
+    static struct ts_entry *e[HELD_KEYS];
+    CHECK(strstr(store_json(), "\"active_buckets\":256,\"slots_per_bucket\":4,") != NULL);
     CHECK(strstr(store_json(), "\"overflow_slots\":0,") != NULL);
-    for (uint64_t k = 0; k < NKEYS; k++)
+    for (uint64_t k = 0; k < HELD_KEYS; k++)
         e[k] = ts_acquire(T[0], R(k));
-    /* 512 keys in 256 buckets of 4 slots: some bucket holds more than 4 */
     CHECK(strstr(store_json(), "\"overflow_slots\":0,") == NULL);
     const uint64_t base = (uint64_t)1 << 40; /* above every stamp the cases before set */
-    for (uint64_t k = 0; k < NKEYS; k++) {
+    for (uint64_t k = 0; k < HELD_KEYS; k++) {
         raise_to(e[k], base + k, base + k);
         CHECK(ts_acquire(T[1], R(k)) == e[k]);
     }
-    for (uint64_t k = 0; k < NKEYS; k++) {
+    for (uint64_t k = 0; k < HELD_KEYS; k++) {
         uint64_t w, r;
         stamps(e[k], &w, &r);
         CHECK_EQ_U(w, base + k); /* no two keys share an entry */
@@ -242,7 +248,7 @@ int main(void)
     clock_calibrate();
     ts_sketch_bytes = 1024;
     cc_init(NT);
-    tab = make_table(NKEYS + 1, false);
+    tab = make_table(HELD_KEYS > NKEYS + 1 ? HELD_KEYS : NKEYS + 1, false);
     for (int i = 0; i < NT; i++) {
         T[i] = txn_create(i, false);
         cc_thread_init(T[i]);
