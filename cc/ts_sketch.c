@@ -10,8 +10,8 @@
  *      cells only grow (atomic max), so their minimum does too.
  *   S2 (active keys exact) A key has at most one slot, found through its bucket (a new
  *      slot is taken only after a walk of the whole chain found none; a slot's key is
- *      written in its block's first line and its own together, and an empty slot has
- *      refs == 0, both under the lock); acquire takes the
+ *      kept in its block's first line only, and an empty slot has refs == 0, both
+ *      under the lock); acquire takes the
  *      bucket's lock, and so does the release of a dead key; the slot is unfolded when
  *      the key takes it and folded when the key is evicted from it (refs == 0: nobody
  *      touches the entry), under that lock. So the entry is the key's only copy while
@@ -85,8 +85,7 @@ struct cell {
 struct ts_way {
     _Alignas(64) _Atomic uint16_t refs; /* holders (at most one per thread); 0: released or free.
                             * Grows under the bucket lock only; shrinks without it (S2) */
-    uint8_t idx;           /* its place in its block's w[] */
-    const struct row *key; /* its block's key[idx], written with it (under the lock) */
+    uint8_t idx;           /* its place in its block's w[] (its key: slot_key) */
     uint64_t bound_w, bound_r; /* the stamps the entry was unfolded with */
     struct ts_entry e;
 };
@@ -238,6 +237,19 @@ static inline void bucket_unlock(struct ts_block *head)
     latch_release(&head->b.lock);
 }
 
+/* The block that holds slot s. */
+static inline struct ts_block *block_of(const struct ts_way *s)
+{
+    return (struct ts_block *)(void *)((char *)(s - s->idx) - offsetof(struct ts_block, w));
+}
+
+/* The key slot s holds (NULL: empty): stable while the slot is held, else read under
+ * the bucket lock. */
+static inline const struct row *slot_key(const struct ts_way *s)
+{
+    return block_of(s)->b.key[s->idx];
+}
+
 /* Folds the key that slot s holds into the sketch: the stamps it changed since its
  * unfold (an unchanged stamp is its bound, already <= the cells: S1), and the shadow
  * (S4). Under the bucket lock, with no holder. */
@@ -247,9 +259,10 @@ static void fold(struct ts_way *s)
     cc_ts_fold(&s->e, &w, &rt);
     if (w == s->bound_w && rt == s->bound_r)
         return;
-    struct shadow *sh = row_shadow(s->key);
+    const struct row *key = slot_key(s);
+    struct shadow *sh = row_shadow(key);
     struct cell *c[SKETCH_D];
-    cells_of(key_hash(s->key), c);
+    cells_of(key_hash(key), c);
     /* all cells requested exclusive at once, so their misses overlap: each
      * compare-and-swap below is a full barrier, and would otherwise wait for its own */
 #pragma GCC unroll 4
@@ -272,13 +285,6 @@ static void fold(struct ts_way *s)
         sh->rts = rt;
     }
     SHW(SHW_ROW);
-}
-
-/* Slot i of block k takes key r (NULL: empties it), in the block's line and its own. */
-static inline void set_key(struct ts_block *k, int i, const struct row *r)
-{
-    k->b.key[i] = r;
-    k->w[i].key = r;
 }
 
 /* A slot for a new key in the chain from head, under its lock, where no slot holds the
@@ -322,12 +328,6 @@ static struct ts_way *free_way(struct ts_block *head)
     return &k->w[0];
 }
 
-/* The block that holds slot s. */
-static inline struct ts_block *block_of(const struct ts_way *s)
-{
-    return (struct ts_block *)(void *)((char *)(s - s->idx) - offsetof(struct ts_block, w));
-}
-
 struct ts_entry *ts_acquire(struct txn *t, struct row *r)
 {
     uint64_t h = key_hash(r);
@@ -345,9 +345,9 @@ struct ts_entry *ts_acquire(struct txn *t, struct row *r)
             }
     struct ts_way *s = free_way(head);
     struct ts_block *k = block_of(s);
-    if (s->key) /* evict the released key it held: now it is inactive */
+    if (k->b.key[s->idx]) /* evict the released key it held: now it is inactive */
         fold(s);
-    set_key(k, s->idx, r);
+    k->b.key[s->idx] = r;
     atomic_store_explicit(&s->refs, 1, memory_order_relaxed); /* from 0, under the lock */
     k->b.recent &= (uint8_t)~(1u << s->idx);
     bounds(h, &s->bound_w, &s->bound_r);
@@ -402,7 +402,7 @@ void ts_release_dead(struct txn *t, struct row *r, struct ts_entry *e)
     bucket_lock(head);
     SHW(SHW_INDEX);
     if (atomic_fetch_sub_explicit(&s->refs, 1, memory_order_relaxed) == 1)
-        set_key(block_of(s), s->idx, NULL);
+        block_of(s)->b.key[s->idx] = NULL;
     bucket_unlock(head);
 }
 
@@ -415,7 +415,7 @@ void ts_fold_released(void)
             for (int j = 0; j < WAYS; j++)
                 if (k->b.key[j] && !atomic_load_explicit(&k->w[j].refs, memory_order_acquire)) {
                     fold(&k->w[j]);
-                    set_key(k, j, NULL);
+                    k->b.key[j] = NULL;
                 }
         bucket_unlock(head);
     }
@@ -424,7 +424,7 @@ void ts_fold_released(void)
 bool ts_exact(const struct ts_entry *e, uint64_t *wts, uint64_t *rts)
 {
     const struct ts_way *s = slot_of(e);
-    const struct shadow *sh = row_shadow(s->key); /* stable while held (S4) */
+    const struct shadow *sh = row_shadow(slot_key(s)); /* stable while held (S4) */
     bool changed = false;
     if (*wts == s->bound_w && sh->wts != s->bound_w) {
         *wts = sh->wts;

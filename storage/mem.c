@@ -211,14 +211,13 @@ static unsigned long long file_u64(const char *path)
     return v;
 }
 
-/* The number after `key ` on its line of dir/memory.stat (0 if none). */
-static unsigned long long stat_u64(const char *dir, const char *key)
+/* The number after `key` and a space on its line of file `path` (0 if none): a line of
+ * memory.stat ("inactive_file 123") or of /proc/meminfo ("MemAvailable:  123 kB"). */
+static unsigned long long keyed_u64(const char *path, const char *key)
 {
-    char path[PATH_MAX], *line = NULL;
+    char *line = NULL;
     size_t cap = 0, n = strlen(key);
     unsigned long long v = 0;
-    if (snprintf(path, sizeof(path), "%s/memory.stat", dir) >= (int)sizeof(path))
-        return 0;
     FILE *f = fopen(path, "r");
     while (f && getline(&line, &cap, f) > 0)
         if (!strncmp(line, key, n) && line[n] == ' ')
@@ -247,7 +246,10 @@ static size_t cg_level_left(const char *dir, const struct cg_files *cf)
         return 0;
     if (snprintf(path, sizeof(path), "%s/%s", dir, cf->usage) >= (int)sizeof(path))
         return 0;
-    unsigned long long usage = file_u64(path), cache = stat_u64(dir, cf->inactive);
+    unsigned long long usage = file_u64(path);
+    if (snprintf(path, sizeof(path), "%s/memory.stat", dir) >= (int)sizeof(path))
+        return 0;
+    unsigned long long cache = keyed_u64(path, cf->inactive);
     usage = cache < usage ? usage - cache : 0;
     return usage < limit ? (size_t)(limit - usage) : 1;
 }
@@ -314,15 +316,7 @@ size_t mem_cgroup_left(const char *cgroup_file, const char *root)
 
 size_t mem_avail_bytes(void)
 {
-    size_t avail = 0;
-    FILE *f = fopen("/proc/meminfo", "r");
-    char line[256];
-    unsigned long long kib;
-    while (f && fgets(line, sizeof(line), f))
-        if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1)
-            avail = (size_t)kib << 10;
-    if (f)
-        fclose(f);
+    size_t avail = (size_t)keyed_u64("/proc/meminfo", "MemAvailable:") << 10;
     if (!avail)
         avail = mem_phys_bytes();
     size_t left = mem_cgroup_left("/proc/self/cgroup", "/sys/fs/cgroup");
