@@ -23,8 +23,8 @@
  * attempt without the paper's attempt number; a retry is a new attempt, with a new t.
  * --clock-skew-us sets odd threads' clocks back (to study skew).
  *
- * Per key (struct ncc_row, the row's CC slot): its fields (tw, tr, the response queue,
- * newest) and the invariants are stated above the struct in cc/ncc_key.h: I1 versions
+ * Per key (struct ncc_row, the row's CC slot): its fields (tw, tr, the response queue)
+ * and the invariants are stated above the struct in cc/ncc_key.h: I1 versions
  * in queue order, I2 timestamps grow along versions, I3 response timing control, I4
  * early abort, I5 a released read's version stays the committed one, I6 the read-only
  * protocol (ours), I7 in-place writes (ours).

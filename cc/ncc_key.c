@@ -37,7 +37,7 @@ void nk_row_init(struct ncc_row *k)
 {
     latch_init(&k->latch);
     k->tw = k->tr = 0;
-    k->head = k->tail = k->newest = NULL;
+    k->head = k->tail = NULL;
 }
 
 /* ts moved past tr: the write rule of I2. `own`: tr is the writer's own read's, which
@@ -61,6 +61,17 @@ static void q_unlink(struct ncc_row *k, struct ncc_entry *e)
 {
     DLIST_UNLINK(k->head, k->tail, e, next, prev);
     e->linked = 0;
+}
+
+/* The newest undecided write entry (its version is the key's newest), NULL when the
+ * committed version is newest: the last write in the queue (I1). Read from the tail:
+ * with nothing undecided at the key (the common case) that is one load. */
+static inline struct ncc_entry *newest(const struct ncc_row *k)
+{
+    for (struct ncc_entry *x = k->tail; x; x = x->prev)
+        if (x->kind == E_WRITE)
+            return x;
+    return NULL;
 }
 
 /* Owners (attempt ids) of the entries seen so far, for I3: NOBODY none (ids are never 0),
@@ -178,12 +189,13 @@ static void exec_read(struct ncc_row *k, struct ncc_entry *e, struct ncc_entry *
         v->read_on = 1;
 }
 
-/* Executes a write: a new undecided version, the newest (I1, I2). rd: the writer's own
- * read of the key (a read-modify-write), or NULL. */
+/* Executes write e, not queued yet: a new undecided version, the newest once the
+ * caller appends e (I1, I2). rd: the writer's own read of the key (a read-modify-write),
+ * or NULL. */
 static void exec_write(struct ncc_row *k, struct ncc_entry *e, const struct ncc_entry *rd)
 {
-    e->tw = e->tr = ts_after(k->newest ? k->newest->tr : k->tr, e->ts, rd && rd->tr == e->ts);
-    k->newest = e;
+    const struct ncc_entry *v = newest(k);
+    e->tw = e->tr = ts_after(v ? v->tr : k->tr, e->ts, rd && rd->tr == e->ts);
 }
 
 /* The version a re-executed read of `owner` takes: the newest, unless its own
@@ -198,24 +210,16 @@ static struct ncc_entry *version_before(const struct ncc_row *k, uint64_t owner)
                 return v;
             v = x;
         }
-    return k->newest;
+    return v; /* the last write: the newest (I1) */
 }
 
 /* Removes an undecided entry whose transaction aborted (the abort message), or a
  * request that failed: a write's version goes, and the reads of it are re-executed. */
 static void drop_entry(struct ncc_row *k, struct ncc_entry *e)
 {
-    q_unlink(k, e);
+    q_unlink(k, e); /* the newest write gone: the previous one is newest now (I1) */
     if (e->kind != E_WRITE)
         return;
-    if (k->newest == e) { /* the previous write in the queue is newest now (I1) */
-        k->newest = NULL;
-        for (struct ncc_entry *x = k->tail; x; x = x->prev)
-            if (x->kind == E_WRITE) {
-                k->newest = x;
-                break;
-            }
-    }
     struct ncc_entry *end = k->tail;
     for (struct ncc_entry *x = k->head, *next; x; x = next) {
         next = x->next;
@@ -251,8 +255,9 @@ static inline void append_and_release(struct ncc_row *k, struct ncc_entry *e)
 enum nk_rc nk_request(struct ncc_row *k, struct ncc_entry *e, const struct ncc_entry *rd)
 {
     latch(k);
+    struct ncc_entry *v = newest(k);
     if (e->kind == E_WRITE && rd) { /* the write of a read-modify-write */
-        if ((k->newest ? k->newest->tw : k->tw) != rd->tw) { /* a write came between */
+        if ((v ? v->tw : k->tw) != rd->tw) { /* a write came between */
             unlatch(k);
             return NK_MOVED;
         }
@@ -264,7 +269,7 @@ enum nk_rc nk_request(struct ncc_row *k, struct ncc_entry *e, const struct ncc_e
     if (e->kind == E_WRITE)
         exec_write(k, e, rd);
     else
-        exec_read(k, e, k->newest);
+        exec_read(k, e, v);
     append_and_release(k, e);
     /* relaxed: set under this latch, just above */
     bool now = atomic_load_explicit(&e->released, memory_order_relaxed);
@@ -281,7 +286,7 @@ enum nk_rc nk_request_pair(struct ncc_row *k, struct ncc_entry *e, struct ncc_en
         return NK_EARLY;
     }
     bool alone = !k->head;
-    exec_read(k, e, k->newest);
+    exec_read(k, e, newest(k));
     q_append(k, e);
     exec_write(k, w, e);
     q_append(k, w);
@@ -302,7 +307,8 @@ enum nk_rc nk_read_ro(struct txn *t, struct row *r, uint64_t t_ro, unsigned char
 {
     struct ncc_row *k = key_of(r);
     latch(k);
-    if ((k->newest ? k->newest->tw : k->tw) > t_ro) {
+    const struct ncc_entry *v = newest(k);
+    if ((v ? v->tw : k->tw) > t_ro) {
         unlatch(k);
         return NK_STALE;
     }
@@ -346,7 +352,7 @@ bool nk_smart_retry(struct ncc_entry *e, uint64_t t2)
     bool kept = true;
     latch(k);
     if (e->kind == E_WRITE) {
-        kept = k->newest == e && !e->read_on;
+        kept = newest(k) == e && !e->read_on;
         if (kept)
             e->tw = e->tr = t2;
     } else { /* its version is the committed one (I5); every later one is queued (I1) */
@@ -369,9 +375,7 @@ void nk_commit(const struct access *a, struct ncc_entry *rd, struct ncc_entry *w
             row_install_written(a);
         k->tw = wr->tw;
         k->tr = wr->tr;
-        if (k->newest == wr)
-            k->newest = NULL;
-        q_unlink(k, wr);
+        q_unlink(k, wr); /* the newest now: a later write in the queue, if any (I1) */
         for (struct ncc_entry *x = k->head; x; x = x->next)
             if (x->ver == wr)
                 x->ver = NULL;

@@ -55,8 +55,10 @@ struct ncc_entry {
  *             whose transaction is undecided, in execution order; decided entries leave
  *             at once (the paper drops them at the head; nothing reads a decided entry,
  *             so leaving early changes no decision).
- *   newest    the newest undecided write entry (its version is the key's newest), NULL
- *             when the committed version is newest.
+ *   The key's newest version is the last write entry in the queue (I1), or the committed
+ *   one when the queue holds no write: newest() in cc/ncc_key.c finds it from the tail.
+ *   (Not a field: 40 bytes keep the slot small enough that TPC-C's STOCK and HISTORY
+ *   rows take a cache line less, config/variants.tsv.)
  * Invariants:
  *   I1. Versions are created in queue order: the write entries in the queue, in order,
  *       are the undecided versions, oldest first, all newer than the committed one.
@@ -116,7 +118,7 @@ struct ncc_row {
     _Atomic uint32_t latch;
     uint32_t pad;
     uint64_t tw, tr;
-    struct ncc_entry *head, *tail, *newest;
+    struct ncc_entry *head, *tail;
 };
 _Static_assert(sizeof(struct ncc_row) <= CC_META_SIZE, "ncc: CC_META_SIZE too small");
 
