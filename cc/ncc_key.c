@@ -189,12 +189,12 @@ static void exec_read(struct ncc_row *k, struct ncc_entry *e, struct ncc_entry *
         v->read_on = 1;
 }
 
-/* Executes write e, not queued yet: a new undecided version, the newest once the
- * caller appends e (I1, I2). rd: the writer's own read of the key (a read-modify-write),
- * or NULL. */
-static void exec_write(struct ncc_row *k, struct ncc_entry *e, const struct ncc_entry *rd)
+/* Executes write e, not queued yet, after v (newest(k): the caller has it): a new
+ * undecided version, the newest once the caller appends e (I1, I2). rd: the writer's own
+ * read of the key (a read-modify-write), or NULL. */
+static void exec_write(struct ncc_row *k, struct ncc_entry *e, const struct ncc_entry *rd,
+                       const struct ncc_entry *v)
 {
-    const struct ncc_entry *v = newest(k);
     e->tw = e->tr = ts_after(v ? v->tr : k->tr, e->ts, rd && rd->tr == e->ts);
 }
 
@@ -267,7 +267,7 @@ enum nk_rc nk_request(struct ncc_row *k, struct ncc_entry *e, const struct ncc_e
         return NK_EARLY;
     }
     if (e->kind == E_WRITE)
-        exec_write(k, e, rd);
+        exec_write(k, e, rd, v);
     else
         exec_read(k, e, v);
     append_and_release(k, e);
@@ -286,9 +286,10 @@ enum nk_rc nk_request_pair(struct ncc_row *k, struct ncc_entry *e, struct ncc_en
         return NK_EARLY;
     }
     bool alone = !k->head;
-    exec_read(k, e, newest(k));
+    struct ncc_entry *v = newest(k); /* still the newest after e, a read, is queued */
+    exec_read(k, e, v);
     q_append(k, e);
-    exec_write(k, w, e);
+    exec_write(k, w, e, v);
     q_append(k, w);
     if (alone) { /* the queue is the pair: both go at once, as rtc's walk would decide */
         release(e);
