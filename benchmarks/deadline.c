@@ -27,7 +27,7 @@
 #define DL_FRAMES 64
 #define DL_SIGNAL SIGUSR2        /* asks a thread for its backtrace */
 
-/* A thread's slot, claimed and given back by its thread under dl_lock; the reporter reads
+/* A thread's slot, claimed and given back by its thread under dl_lock; the reporter copies
  * the slots under dl_lock too, so a slot's fields are plain. But for `phase`: the thread
  * sets it without the lock (relaxed: a diagnostic). */
 struct dl_slot {
@@ -54,6 +54,7 @@ static _Atomic bool dl_hang_taken;
 static struct dl_slot slots[DL_SLOTS];
 static _Thread_local struct dl_slot *dl_self;
 static pthread_mutex_t dl_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t dl_report_lock = PTHREAD_MUTEX_INITIALIZER; /* one report at a time */
 static struct dl_slot *dl_main;
 /* the watchdog thread: reports, is not reported (relaxed: set once, before it reports) */
 static _Atomic pid_t dl_watch_tid;
@@ -172,13 +173,21 @@ static void backtrace_of(FILE *f, pid_t tid)
     }
 }
 
-static void report_slot(FILE *f, struct dl_slot *s)
+/* A slot as the report saw it (copied under dl_lock). */
+struct dl_seen {
+    const char *role;
+    int id;
+    const struct wait_rec *wait;
+    pid_t tid;
+    const char *phase;
+};
+
+static void report_slot(FILE *f, const struct dl_seen *s)
 {
     fprintf(f, "  %s", s->role);
     if (s->id >= 0)
         fprintf(f, " %d", s->id);
-    fprintf(f, " (tid %d, phase %s)", (int)s->tid,
-            atomic_load_explicit(&s->phase, memory_order_relaxed));
+    fprintf(f, " (tid %d, phase %s)", (int)s->tid, s->phase);
     if (s->wait) {
         fputs(": ", f);
         watchdog_print_wait(f, s->wait);
@@ -189,20 +198,38 @@ static void report_slot(FILE *f, struct dl_slot *s)
 
 void deadline_report_threads(FILE *f)
 {
+    /* The slots are copied under dl_lock and the lock let go before any backtrace is
+     * asked for (each may take DL_ANSWER_S): a thread that enters or leaves meanwhile
+     * does not wait on the lock for the whole report, so its backtrace shows where it
+     * was, not deadline_enter. (Holding it, a 64-thread run on 2 CPUs once showed 24
+     * starting workers all blocked in deadline_enter.) A thread that entered after the
+     * copy is reported as unnamed. dl_report_lock keeps two reports (the run's timeout,
+     * a stall) from interleaving. */
+    struct dl_seen seen[DL_SLOTS];
+    int n = 0;
+    pthread_mutex_lock(&dl_report_lock);
     pthread_mutex_lock(&dl_lock);
+    for (int i = 0; i < DL_SLOTS; i++)
+        if (slots[i].used)
+            seen[n++] = (struct dl_seen){
+                .role = slots[i].role,
+                .id = slots[i].id,
+                .wait = slots[i].wait,
+                .tid = slots[i].tid,
+                .phase = atomic_load_explicit(&slots[i].phase, memory_order_relaxed)};
+    pthread_mutex_unlock(&dl_lock);
     fputs("the threads, each with its backtrace (BINARY(+0xOFFSET): addr2line -f -e BINARY "
           "0xOFFSET names a static function):\n",
           f);
-    for (int i = 0; i < DL_SLOTS; i++)
-        if (slots[i].used)
-            report_slot(f, &slots[i]);
+    for (int i = 0; i < n; i++)
+        report_slot(f, &seen[i]);
     /* threads without a slot: an algorithm's own (Silo's epoch thread), a library's */
     DIR *d = opendir("/proc/self/task");
     for (struct dirent *e; d && (e = readdir(d));) {
         pid_t tid = (pid_t)atoi(e->d_name);
         bool known = tid <= 0 || tid == atomic_load_explicit(&dl_watch_tid, memory_order_relaxed);
-        for (int i = 0; i < DL_SLOTS && !known; i++)
-            known = slots[i].used && slots[i].tid == tid;
+        for (int i = 0; i < n && !known; i++)
+            known = seen[i].tid == tid;
         if (known)
             continue;
         fprintf(f, "  unnamed thread (tid %d)\n", (int)tid);
@@ -211,7 +238,7 @@ void deadline_report_threads(FILE *f)
     if (d)
         closedir(d);
     fflush(f);
-    pthread_mutex_unlock(&dl_lock);
+    pthread_mutex_unlock(&dl_report_lock);
 }
 
 /* A report starts on a line of its own: a terminal may show a progress line, which

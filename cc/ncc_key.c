@@ -217,7 +217,7 @@ static struct ncc_entry *version_before(const struct ncc_row *k, uint64_t owner)
  * request that failed: a write's version goes, and the reads of it are re-executed. */
 static void drop_entry(struct ncc_row *k, struct ncc_entry *e)
 {
-    q_unlink(k, e); /* the newest write gone: the previous one is newest now (I1) */
+    q_unlink(k, e); /* if e was the newest write, the previous write is newest now (I1) */
     if (e->kind != E_WRITE)
         return;
     struct ncc_entry *end = k->tail;
