@@ -173,6 +173,41 @@ static void backtrace_of(FILE *f, pid_t tid)
     }
 }
 
+/* The kernel's view of thread tid, which asks nothing of the thread (one that the CPU's
+ * other threads starve answers no signal in time): its state (R runnable, S sleeping, D
+ * an uninterruptible wait), its CPU time so far and, where the kernel shows it, the
+ * function it sleeps in. Read before its backtrace is asked for. */
+static void kernel_view(FILE *f, pid_t tid)
+{
+    char path[64], buf[1024], wchan[64] = "";
+    snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+    FILE *s = fopen(path, "r");
+    size_t len = s ? fread(buf, 1, sizeof(buf) - 1, s) : 0;
+    if (s)
+        fclose(s);
+    buf[len] = '\0';
+    /* "tid (comm) state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt
+     * utime stime ...": comm may hold spaces and parentheses, so fields start after the
+     * last ')' */
+    const char *p = strrchr(buf, ')');
+    char state;
+    unsigned long long utime, stime;
+    if (!p || sscanf(p + 1, " %c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &state,
+                     &utime, &stime) != 3) {
+        fputs("    kernel: (the thread has exited)\n", f);
+        return;
+    }
+    snprintf(path, sizeof(path), "/proc/self/task/%d/wchan", (int)tid);
+    if ((s = fopen(path, "r"))) {
+        if (!fgets(wchan, sizeof(wchan), s) || strcmp(wchan, "0") == 0)
+            wchan[0] = '\0';
+        fclose(s);
+    }
+    fprintf(f, "    kernel: state %c, %.2f s of CPU%s%s\n", state,
+            (double)(utime + stime) / (double)sysconf(_SC_CLK_TCK), *wchan ? ", in " : "",
+            wchan);
+}
+
 /* A slot as the report saw it (copied under dl_lock). */
 struct dl_seen {
     const char *role;
@@ -193,6 +228,7 @@ static void report_slot(FILE *f, const struct dl_seen *s)
         watchdog_print_wait(f, s->wait);
     }
     fputs("\n", f);
+    kernel_view(f, s->tid);
     backtrace_of(f, s->tid);
 }
 
@@ -233,6 +269,7 @@ void deadline_report_threads(FILE *f)
         if (known)
             continue;
         fprintf(f, "  unnamed thread (tid %d)\n", (int)tid);
+        kernel_view(f, tid);
         backtrace_of(f, tid);
     }
     if (d)

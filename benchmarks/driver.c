@@ -405,9 +405,11 @@ static void *worker_main(void *arg)
 
     atomic_fetch_add(&ready, 1);
     deadline_phase("ready");
-    struct waiter wt = WAITER(WAIT_BLIND);
-    while (atomic_load_explicit(&phase, memory_order_acquire) == PH_GENERATE)
-        wait_round(&wt);
+    /* acquire (in wait_word): pairs with the main thread's release store of PH_WARMUP.
+     * Not a loop of WAIT_BLIND rounds: 64 threads on 2 CPUs waking every 20 us starved
+     * the workers still generating their queries; 7 of 649 such bank runs (two at once)
+     * stalled past the 10 s watchdog, none of 636 since. */
+    wait_word(&phase, PH_GENERATE);
 
     bool measuring = false;
     deadline_phase("run");
@@ -593,6 +595,7 @@ void driver_run(const struct workload *w, const struct options *o, struct run_re
     bool reserving = o->reserve_ahead && o->warmup_s > 0;
     /* release: workers start after seeing the phase change (acquire) */
     atomic_store_explicit(&phase, PH_WARMUP, memory_order_release);
+    wait_word_wake(&phase); /* the workers in the start barrier */
     /* after that store: the reserver's pauses change the phase from PH_WARMUP */
     if (reserving && pthread_create(&rv.th, NULL, reserver_main, &rv) != 0) {
         fprintf(stderr, "cannot create the reserving thread\n");

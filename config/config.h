@@ -47,7 +47,8 @@
  * WAIT_SPIN_NS, then yields the CPU each round; it never sleeps. With more threads than
  * CPUs it spins WAIT_PARK_SPIN_NS, then parks on a futex until its waker wakes it (at
  * most WAIT_PARK_NS per park, a safety net), or, where nobody knows it waits (a latch),
- * sleeps WAIT_SLEEP_NS per round. */
+ * sleeps WAIT_SLEEP_NS per round. A thread waiting for a word to change (wait_word: the
+ * driver's start barrier) sleeps on the word itself, at most WAIT_WORD_PARK_NS per round. */
 #ifndef WAIT_SPIN_NS
 #define WAIT_SPIN_NS 100000
 #endif
@@ -60,11 +61,15 @@
 #ifndef WAIT_SLEEP_NS
 #define WAIT_SLEEP_NS 20000
 #endif
+#ifndef WAIT_WORD_PARK_NS
+#define WAIT_WORD_PARK_NS 100000000
+#endif
 #if WAIT_SPIN_NS < 0 || WAIT_PARK_SPIN_NS < 0
 #error "WAIT_SPIN_NS and WAIT_PARK_SPIN_NS must be >= 0"
 #endif
-#if WAIT_SLEEP_NS < 1 || WAIT_SLEEP_NS > 999999999 || WAIT_PARK_NS < 1 || WAIT_PARK_NS > 999999999
-#error "WAIT_SLEEP_NS and WAIT_PARK_NS must be in [1, 999999999]"
+#if WAIT_SLEEP_NS < 1 || WAIT_SLEEP_NS > 999999999 || WAIT_PARK_NS < 1 ||                      \
+    WAIT_PARK_NS > 999999999 || WAIT_WORD_PARK_NS < 1 || WAIT_WORD_PARK_NS > 999999999
+#error "WAIT_SLEEP_NS, WAIT_PARK_NS and WAIT_WORD_PARK_NS must be in [1, 999999999]"
 #endif
 
 /* A waits-for cycle search (cc/waits_for.h) reads at most this many edges; a longer one

@@ -2,6 +2,7 @@
 #include "storage/wait.h"
 #include "storage/shared_writes.h"
 
+#include <limits.h>
 #include <linux/futex.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -99,6 +100,33 @@ void wait_park_round(struct waiter *w)
     }
     /* acquire: pairs with the waker's bump, so the caller's re-check sees its change */
     w->seq = atomic_load_explicit(&me->wake, memory_order_acquire);
+}
+
+/* The futex word is the int itself: an _Atomic int is a plain 4-byte int (lock-free). */
+_Static_assert(sizeof(_Atomic int) == 4, "wait_word's futex word is 4 bytes");
+
+int wait_word(_Atomic int *word, int value)
+{
+    struct waiter w = WAITER(WAIT_BLIND);
+    int v;
+    while ((v = atomic_load_explicit(word, memory_order_acquire)) == value) {
+        if (!wait_parking) {
+            wait_round(&w);
+            continue;
+        }
+        /* no lost wake-up: the kernel sleeps only while the word still holds `value`,
+         * checked under its futex lock, which the waker's FUTEX_WAKE (after its store)
+         * takes too. An interrupted or timed-out sleep re-checks. */
+        struct timespec ts = {0, WAIT_WORD_PARK_NS};
+        syscall(SYS_futex, (int *)word, FUTEX_WAIT_PRIVATE, value, &ts, NULL, 0);
+    }
+    return v;
+}
+
+void wait_word_wake(_Atomic int *word)
+{
+    if (wait_parking)
+        syscall(SYS_futex, (int *)word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
 
 /* Deferred wake-ups of this thread (wait_wake). */

@@ -136,6 +136,16 @@ static inline void wait_round(struct waiter *w)
         cpu_relax();
 }
 
+/* Waits while *word holds `value`, for a word that changes a few times per run (the
+ * driver's phase at its start barrier), and returns the value that differs (an acquire
+ * load: pairs with the release store that changed it). Park mode: the thread sleeps on
+ * the word itself until wait_word_wake (at most WAIT_WORD_PARK_NS per round, a safety
+ * net), so a barrier of many threads costs no wake-ups while the laggards it waits for
+ * still need the CPU; spin mode: WAIT_BLIND rounds. */
+int wait_word(_Atomic int *word, int value);
+/* Wakes every thread in wait_word on `word`: call after the store that changed it. */
+void wait_word_wake(_Atomic int *word);
+
 void wait_wake_later(int thread);
 void wait_wake_flush_slow(void);
 void wait_wake_watchers_slow(void);

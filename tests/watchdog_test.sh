@@ -4,8 +4,8 @@
 # and the run must exit 3 within its time with the right report: the stall watchdog's for
 # the counted phases (load: rows, generate: queries) and the measured window (the run's
 # commits, or one worker's attempts), the whole-run watchdog's (--run-timeout) for
-# everything after; the report names the blocked thread in its phase and carries its
-# backtrace, which shows deadline_hang.
+# everything after; the report names the blocked thread in its phase, the kernel's view
+# of it (sleeping) and its backtrace, which shows deadline_hang.
 # Usage: tests/watchdog_test.sh BINARY. Prints one line per case; exit 1 if any failed.
 set -u
 bin=$1
@@ -22,6 +22,7 @@ check() {
     timeout 30 "$bin" $base --hang-in "$hang" "$@" >"$log" 2>&1
     local rc=$?
     if [ $rc -eq 3 ] && grep -q "$header" "$log" && grep -q "^  $thread" "$log" &&
+        grep -A1 "^  $thread" "$log" | grep -q '^    kernel: state S, [0-9.]* s of CPU' &&
         grep -q "(deadline_hang+" "$log"; then
         printf 'ok   %-20s %s\n' "$hang" "$(grep -m1 "$header" "$log" | cut -c1-70)"
     else
