@@ -30,25 +30,25 @@
 
 static inline void waiter_unlink(struct lq_lock *l, struct lq_req *r)
 {
-    DLIST_UNLINK(l->whead, l->wtail, r, wnext, wprev);
+    DLIST_TIH_UNLINK(l->whead, r, wnext, wprev);
 }
 
 /* Links r into the waiters before `pos` (NULL: at the tail). */
 static void waiter_insert_before(struct lq_lock *l, struct lq_req *r, struct lq_req *pos)
 {
-    DLIST_INSERT_BEFORE(l->whead, l->wtail, r, pos, wnext, wprev);
+    DLIST_TIH_INSERT_BEFORE(l->whead, r, pos, wnext, wprev);
 }
 
 /* Bamboo, rule 7: may a new request of x be granted behind rt's retired requests? */
 static inline bool retired_ok(const struct lq_rlock *rt, const struct lq_txn *x)
 {
-    return !rt->rhead || (rt->naborting == 0 && rt->rtail->txn->ts < x->ts);
+    return !rt->rtail || (rt->naborting == 0 && rt->rtail->txn->ts < x->ts);
 }
 
 /* Bamboo, rule 7: r is granted behind a non-empty retired list: a commit dependency. */
 static inline void add_dep(const struct lq_rlock *rt, struct lq_req *r)
 {
-    if (rt->rhead) {
+    if (rt->rtail) {
         r->has_dep = 1;
         /* relaxed: read by the owner only after its grant (acquire) or its own CAS */
         SHW(SHW_PEER);
@@ -243,7 +243,7 @@ void lq_bb_retire(struct lq_rlock *rl, struct lq_req *r)
     uint64_t w = lq_latch(l);
     lq_owner_unlink(l, r); /* r is the only owner (exclusive): w becomes 0 */
     r->retired = 1;
-    DLIST_PUSH_BACK(rl->rhead, rl->rtail, r, onext, oprev);
+    DLIST_NOHEAD_PUSH_BACK(rl->rtail, r, onext, oprev);
     (void)w;
     lq_unlatch(l, l->whead ? grant_x(l, 0, rl) : 0);
 }
@@ -285,14 +285,14 @@ void lq_bb_leave_unlatch(struct lq_rlock *rl, struct lq_req *r, uint64_t w)
         lq_owner_unlink(l, r);
         w = r->mode == LQ_MODE_EX ? 0 : w - LQ_SH_ONE;
     } else {
-        bool head = r == rl->rhead;
+        bool head = !r->oprev;
         if (r->aborting)
             rl->naborting--;
-        DLIST_UNLINK(rl->rhead, rl->rtail, r, onext, oprev);
+        DLIST_NOHEAD_UNLINK(rl->rtail, r, onext, oprev);
         r->retired = 0;
         if (head) { /* rule 8: whoever is now first has no retired request ahead */
-            struct lq_req *first = rl->rhead ? rl->rhead : l->owners;
-            for (struct lq_req *q = first; q; q = rl->rhead ? NULL : q->onext)
+            struct lq_req *first = rl->rtail ? r->onext : l->owners; /* r's links as were */
+            for (struct lq_req *q = first; q; q = rl->rtail ? NULL : q->onext)
                 if (q->has_dep) {
                     q->has_dep = 0;
                     /* release: pairs with the acquire load of ndeps at commit (this
