@@ -194,7 +194,7 @@ static void kernel_view(FILE *f, pid_t tid)
     unsigned long long utime, stime;
     if (!p || sscanf(p + 1, " %c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &state,
                      &utime, &stime) != 3) {
-        fputs("    kernel: (the thread has exited)\n", f);
+        fputs("    kernel: (no stat in /proc: the thread has exited?)\n", f);
         return;
     }
     snprintf(path, sizeof(path), "/proc/self/task/%d/wchan", (int)tid);

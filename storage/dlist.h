@@ -36,7 +36,7 @@
 /* Lists whose tail is kept in the head's `prev` ("tail in head", TIH): the back is
  * reached in O(1) with no tail pointer in the list's owner (a row's CC slot). The head's
  * prev is the tail (itself when alone), every other node's prev is its predecessor, the
- * tail's next is NULL (a walk backwards stops at the head). */
+ * tail's next is NULL. A walk backwards must stop at the head: its prev is the tail. */
 /* Links n into the TIH list `head` before node pos (NULL: at the back). */
 #define DLIST_TIH_INSERT_BEFORE(head, n, pos, next, prev)                                    \
     do {                                                                                     \
