@@ -83,7 +83,7 @@ void watchdog_print_wait(FILE *f, const struct wait_rec *rec)
     fputs(k < WAIT_NKINDS ? wait_kind_names[k] : "?", f);
     if (k != WAIT_NONE && k != WAIT_BACKOFF && k != WAIT_EXITED) {
         if (row) /* rows live until the tables are freed, after the run */
-            fprintf(f, " on %s key %llu", row->table->name, (unsigned long long)row->key);
+            fprintf(f, " on %s key %llu", row_table(row)->name, (unsigned long long)row->key);
         if (holder >= 0)
             fprintf(f, ", blocked by thread %d", holder);
     }

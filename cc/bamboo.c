@@ -255,7 +255,7 @@ void cc_abort(struct txn *t)
         lq_bb_leave_unlatch(l, r, w);
 #endif
         if (a->undo)
-            memcpy(a->row->data, a->undo, a->row->table->schema.data_size);
+            memcpy(a->row->data, a->undo, row_table(a->row)->schema.data_size);
 #ifndef MUTANT_BAMBOO_UNDO_AFTER_UNLOCK
         lq_bb_leave_unlatch(l, r, w);
 #endif

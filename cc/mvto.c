@@ -389,7 +389,7 @@ static inline void prune(struct txn *t, struct row *r, const struct ts_entry *e,
     struct mvto_chain *c = chain_of(r);
     if (!c->first || wm <= c->pruned) /* (P): nothing to free */
         return;
-    prune_walk(t, c, e, w0, r->table, wm);
+    prune_walk(t, c, e, w0, row_table(r), wm);
 }
 
 /* The committed version visible at ts in the chain (exact stamps), or NULL. */
@@ -627,7 +627,7 @@ enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
     if (type == ACC_INSERT || a->type == ACC_INSERT) /* private in place until commit */
         return occ_access_private(a, type), RC_OK;
     struct ts_entry *e = a->cc_ptr;
-    uint32_t size = r->table->schema.data_size;
+    uint32_t size = row_table(r)->schema.data_size;
     uint64_t ts = t->ts, start = 0;
     bool write = type != ACC_READ;
     /* READ -> WRITE / DELETE, or WRITE -> DELETE */
@@ -708,7 +708,7 @@ enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
             /* the head: written in place (I6), its before-image the chain's new first
              * node, stamped (wts, ts): the head's wts, and the rts our write raised */
             struct mvto_chain *c = chain_of(r);
-            struct mvto_ver *pre = node_new(t, r->table, wts, ts, r->data);
+            struct mvto_ver *pre = node_new(t, row_table(r), wts, ts, r->data);
             pre->next = c->first;
             c->first = pre;
             chain_added(c, wts);
@@ -777,7 +777,7 @@ enum rc cc_commit(struct txn *t)
         struct mvto_chain *c = chain_of(r);
         uint64_t w0 = ts_latch(e), wts = ts_get(e, 1);
         if (a->type == ACC_DELETE) { /* nobody reads a deleted row again (AR_DELETED) */
-            free_from(t, c->first, r->table);
+            free_from(t, c->first, row_table(r));
             c->first = NULL;
             if (ts > wts) {
                 ts_set(e, 1, ts);
@@ -792,7 +792,7 @@ enum rc cc_commit(struct txn *t)
             struct mvto_ver *n = c->first;
             if (w0 & APPROX) { /* I7: the old head's wts is a bound; nothing older is ever
                                 * visible again (a reader before the bound aborts) */
-                free_from(t, n->next, r->table);
+                free_from(t, n->next, row_table(r));
                 n->next = NULL;
             }
             chain_added(c, ts); /* the new head; the node keeps the old head's wts */
@@ -802,7 +802,7 @@ enum rc cc_commit(struct txn *t)
             gc_push(t->cc, r, ts);
         } else { /* a write that followed a chain version (ts < wts; only the mutant that
                   * skips the rts check makes one): into the chain in wts order (I1) */
-            insert_in_chain(r, node_new(t, r->table, ts, ts, a->data));
+            insert_in_chain(r, node_new(t, row_table(r), ts, ts, a->data));
         }
         w0 &= ~(PENDING_MASK | IN_PLACE); /* the marker: cleared by the unlatch */
         a->cc_flags = (uint16_t)((a->cc_flags & ~MV_PENDING) | TS_ACC_META);
@@ -830,7 +830,7 @@ void cc_abort(struct txn *t)
                 struct mvto_ver *pre = c->first;
                 c->first = pre->next;
                 pre->next = NULL;
-                free_from(t, pre, r->table);
+                free_from(t, pre, row_table(r));
             }
             ts_unlatch(e, w0 & ~(PENDING_MASK | IN_PLACE));
             a->cc_flags &= (uint16_t)~MV_PENDING;

@@ -297,7 +297,7 @@ enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
     if (NCC_READ_ONLY && t->read_only) {
         a->cc_a = a->cc_b = 0;
         a->in_place = 0;
-        a->data = txn_alloc(t, r->table->schema.data_size);
+        a->data = txn_alloc(t, row_table(r)->schema.data_size);
         if (request_ro(t, a, &rd) != RC_OK) {
             nk_take_back(rd);
             return RC_ABORT;
@@ -316,7 +316,7 @@ enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
          * place (I7): the generic layer takes the before-image once it returns. */
         a->cc_a = a->cc_b = 0;
         a->in_place = type == ACC_READ || pair;
-        a->data = a->in_place ? r->data : txn_alloc(t, r->table->schema.data_size);
+        a->data = a->in_place ? r->data : txn_alloc(t, row_table(r)->schema.data_size);
     }
     if (pair) {
         if (request_pair(t, a, &rd, &wr) != RC_OK) {
@@ -343,7 +343,7 @@ enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
     if (a->in_place) { /* an upgrade of an in-place read: the writer's private image, a
                         * copy of the version it read, still committed and unchanged
                         * (I5: its read is queued) */
-        uint32_t size = r->table->schema.data_size;
+        uint32_t size = row_table(r)->schema.data_size;
         a->data = txn_alloc(t, size);
         memcpy(a->data, r->data, size);
         a->in_place = 0;

@@ -128,7 +128,7 @@ static void release(struct ncc_entry *e)
     if (e->dst && !e->early_abort)
         /* a plain copy: the latch orders it after every install (nk_commit) and every
          * in-place writer's writes (its commit or abort message, I7) */
-        memcpy(e->dst, e->row->data, e->row->table->schema.data_size);
+        memcpy(e->dst, e->row->data, row_table(e->row)->schema.data_size);
     int owner = e->thread; /* e may be reused once released (a read-only read's owner
                             * never comes back to this key) */
     if (owner != wait_self_id)
@@ -315,7 +315,7 @@ enum nk_rc nk_read_ro(struct txn *t, struct row *r, uint64_t t_ro, unsigned char
     }
     if (!k->head) { /* nothing undecided: the committed version, at once */
         ro_raise_tr(k, t_ro);
-        memcpy(dst, r->data, r->table->schema.data_size); /* under the latch, as release */
+        memcpy(dst, r->data, row_table(r)->schema.data_size); /* under the latch, as release */
         unlatch(k);
         return NK_RELEASED;
     }

@@ -268,7 +268,7 @@ _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "rcc: byte_mask assume
  * mask built by memset, 2% of rcc-c-ser's 14,000.) */
 static void install_cols(struct row *r, const unsigned char *img, colmask_t cols)
 {
-    const struct schema *s = &r->table->schema;
+    const struct schema *s = &row_table(r)->schema;
     _Atomic uint64_t *dst = (_Atomic uint64_t *)(void *)r->data;
     const uint64_t *src = (const uint64_t *)(const void *)img;
     while (cols) {
@@ -300,7 +300,7 @@ static void install_cols(struct row *r, const unsigned char *img, colmask_t cols
 
 static inline colmask_t all_cols(const struct row *r)
 {
-    return schema_all_cols(&r->table->schema);
+    return schema_all_cols(&row_table(r)->schema);
 }
 
 /* The column set of an access: for RCC-C the columns the transaction declared (the read
@@ -319,7 +319,7 @@ static void check_declared(const struct row *r, colmask_t declared, colmask_t us
     if (COLUMNAR && (used & ~declared)) {
         fprintf(stderr, "%s: table %s: column %d written without being declared in "
                         "txn_read_for_update\n",
-                cc_alg_name, r->table->name, __builtin_ctzll(used & ~declared));
+                cc_alg_name, row_table(r)->name, __builtin_ctzll(used & ~declared));
         exit(1);
     }
 }
@@ -483,7 +483,7 @@ static void seal_open(struct txn *t)
     struct access *a = &t->acc[p->open];
     p->open = -1;
     struct rcc_entry *e = ent(a);
-    uint32_t size = a->row->table->schema.data_size;
+    uint32_t size = row_table(a->row)->schema.data_size;
     unsigned char *snap = txn_alloc(t, size);
     memcpy(snap, a->data, size);
     struct rcc_row *m = rrow(a->row);
@@ -545,7 +545,7 @@ static enum rc append(struct txn *t, struct access *a, enum access_type type)
     struct rcc_thread *p = t->cc;
     struct row *r = a->row;
     struct rcc_row *m = rrow(r);
-    const struct schema *s = &r->table->schema;
+    const struct schema *s = &row_table(r)->schema;
     colmask_t cols = access_cols(t, r);
     unsigned char *img = txn_alloc(t, s->data_size);
     struct rcc_entry *e = txn_alloc(t, sizeof(*e));
@@ -663,7 +663,7 @@ static enum rc upgrade(struct txn *t, struct access *a, enum access_type type)
     struct rcc_row *m = rrow(a->row);
     if (type != ACC_DELETE)
         check_declared(a->row, e->cols, access_cols(t, a->row));
-    uint32_t size = a->row->table->schema.data_size;
+    uint32_t size = row_table(a->row)->schema.data_size;
     unsigned char *img = a->in_place ? txn_alloc(t, size) : NULL;
     latch(m);
     if (type == ACC_DELETE) /* a delete covers the whole row */
@@ -707,7 +707,7 @@ enum rc cc_access(struct txn *t, struct access *a, enum access_type type)
 #else
     if (type == ACC_READ && !SER) { /* plain read of the committed row */
 #endif
-        uint32_t size = a->row->table->schema.data_size;
+        uint32_t size = row_table(a->row)->schema.data_size;
         a->data = txn_alloc(t, size);
         read_committed(a->row, a->data, size);
         a->in_place = 0;
@@ -802,7 +802,7 @@ enum rc cc_commit(struct txn *t)
         struct rcc_entry *e = ent(a);
         struct row *r = a->row;
         struct rcc_row *m = rrow(r);
-        uint32_t size = r->table->schema.data_size;
+        uint32_t size = row_table(r)->schema.data_size;
         check_declared(r, e->cols, a->wmask);
         latch(m);
         if (a->type == ACC_WRITE && a->wmask) {

@@ -184,7 +184,7 @@ static enum rc execute(struct txn *t, struct access *a, struct ts_entry *e, bool
         if (raised)
             ts_set(e, 2, t->ts);
         if (!a->data) {
-            uint32_t size = r->table->schema.data_size;
+            uint32_t size = row_table(r)->schema.data_size;
             a->data = txn_alloc(t, size);
             row_copy_relaxed(a->data, r, size);
         }

@@ -227,7 +227,7 @@ static ALWAYS_INLINE enum rc acc_get(struct txn *t, struct row *r, enum access_t
     struct access *a = acc_find_slot(t, r, &slot);
     *held = a ? (enum access_type)a->type : ACC_NONE;
     if (!a) {
-        net_access(&t->net, r->table, r->key); /* the request reaches r's server */
+        net_access(&t->net, row_table(r), r->key); /* the request reaches r's server */
         a = acc_new(t, r, slot);
         if (sm_on) /* the storage model: the row is brought in, then the protocol runs */
             t->a_wait += sm_touch(&t->sm_st, r);
@@ -259,7 +259,7 @@ extern const bool cc_alg_column_grain __attribute__((weak));
  * it never promised, so only those are recorded (see docs/correctness.md, --verify). */
 static inline void hist_reads(struct txn *t, const struct access *a, colmask_t cols)
 {
-    const struct table *tab = a->row->table;
+    const struct table *tab = row_table(a->row);
     colmask_t all = schema_all_cols(&tab->schema);
     cols = &cc_alg_column_grain && cc_alg_column_grain ? cols & all : all;
     while (cols) {
@@ -276,11 +276,11 @@ static inline void hist_reads(struct txn *t, const struct access *a, colmask_t c
  * row, and an aborted delete must leave no trace in it). */
 static void hist_write_all(struct txn *t, struct row *r, unsigned char *img, bool set)
 {
-    const struct schema *s = &r->table->schema;
+    const struct schema *s = &row_table(r)->schema;
     for (int c = 0; c < s->ncols; c++) {
         uint64_t *wid = col_wid(s, img, c), nwid = next_id(t);
         if (t->hist)
-            hist_append(t->hist, HIST_WRITE, r->table->id, r->key, (uint16_t)c, *wid, nwid);
+            hist_append(t->hist, HIST_WRITE, r->table_id, r->key, (uint16_t)c, *wid, nwid);
         if (set)
             *wid = nwid;
     }
@@ -290,7 +290,7 @@ static void hist_write_all(struct txn *t, struct row *r, unsigned char *img, boo
 static __attribute__((noinline)) void undo_save(struct txn *t, struct access *a)
 {
     SHW(SHW_ROW); /* the in-place row's data is written next (once counted per row) */
-    uint32_t size = a->row->table->schema.data_size;
+    uint32_t size = row_table(a->row)->schema.data_size;
     a->undo = txn_alloc(t, size);
     memcpy(a->undo, a->data, size);
 }
@@ -346,13 +346,13 @@ static __attribute__((noinline)) enum rc write_general(struct txn *t, struct row
             return RC_ABORT;
         t->st.updates += held < ACC_WRITE; /* a write without declared intent: an update */
     }
-    const struct schema *s = &r->table->schema;
+    const struct schema *s = &row_table(r)->schema;
     if (a->in_place && !a->undo && a->type != ACC_INSERT)
         undo_save(t, a);
     if (s->verify) {
         uint64_t *wid = col_wid(s, a->data, c), nwid = next_id(t);
         if (t->hist)
-            hist_append(t->hist, HIST_WRITE, r->table->id, r->key, (uint16_t)c, *wid, nwid);
+            hist_append(t->hist, HIST_WRITE, r->table_id, r->key, (uint16_t)c, *wid, nwid);
         *wid = nwid;
     }
     memcpy(col_ptr(s, a->data, c), value, s->cols[c].size);
@@ -367,7 +367,7 @@ enum rc txn_write(struct txn *t, struct row *r, int c, const void *value)
      * it for writing, needs no before-image, makes no version, and writes a column of 4 or
      * 8 to 16 bytes. Anything else goes to write_general. */
     struct access *a = &t->acc[t->nacc ? t->nacc - 1 : 0]; /* only used when nacc > 0 */
-    const struct schema *s = &r->table->schema;
+    const struct schema *s = &row_table(r)->schema;
     uint32_t size = s->cols[c].size;
     if (__builtin_expect(t->aborted || !t->nacc || a->row != r || a->type < ACC_WRITE ||
                              (a->in_place && !a->undo && a->type != ACC_INSERT) ||
@@ -426,7 +426,7 @@ enum rc txn_delete(struct txn *t, struct row *r)
         }
         SHW(SHW_ROW);
         atomic_store_explicit(&r->deleted, 1, memory_order_relaxed);
-        if (r->table->schema.verify) /* present -> absent, over its own versions */
+        if (row_table(r)->schema.verify) /* present -> absent, over its own versions */
             hist_write_all(t, r, a->data, true);
         return RC_OK;
     }
@@ -434,7 +434,7 @@ enum rc txn_delete(struct txn *t, struct row *r)
     t->req_cols = COLS_ALL;
     if (acc_get(t, r, ACC_DELETE, &a, &held) != RC_OK)
         return RC_ABORT;
-    if (r->table->schema.verify && held != ACC_DELETE) /* present -> absent */
+    if (row_table(r)->schema.verify && held != ACC_DELETE) /* present -> absent */
         hist_write_all(t, r, a->data, false);
     t->npublish++;
     return RC_OK;
@@ -619,7 +619,7 @@ void txn_publish(struct txn *t)
         txn_publish_hook(t);
     for (uint32_t i = 0; t->npublish && i < t->nacc; i++) {
         struct access *a = &t->acc[i];
-        struct table *tab = a->row->table;
+        struct table *tab = row_table(a->row);
         if (a->type == ACC_INSERT && tab->primary &&
             !atomic_load_explicit(&a->row->deleted, memory_order_relaxed)) {
             if (!idx_hash_insert(tab->primary, a->row->key, a->row)) {

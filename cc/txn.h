@@ -167,7 +167,7 @@ static inline void txn_net_round(struct txn *t)
 static inline void txn_net_new_shot(struct txn *t, const struct row *r)
 {
     if (net_on)
-        net_new_shot_slow(&t->net, r->table, r->key);
+        net_new_shot_slow(&t->net, row_table(r), r->key);
 }
 
 /* An attempt that ends with nothing to tell any server (NCC's read-only protocol): the
@@ -284,7 +284,7 @@ static inline void row_store_written(const struct access *a, memory_order order)
 {
     _Atomic uint64_t *dst = (_Atomic uint64_t *)(void *)a->row->data;
     const uint64_t *src = (const uint64_t *)(const void *)a->data;
-    const struct schema *s = &a->row->table->schema;
+    const struct schema *s = &row_table(a->row)->schema;
     for (colmask_t m = a->wmask; m; m &= m - 1) {
         const struct column *c = &s->cols[__builtin_ctzll(m)];
         /* bounds in locals: the stores below may alias the schema for all the compiler
@@ -313,7 +313,7 @@ void txn_sort_by_row(struct access **v, uint32_t n);
 static inline void txn_undo_access(const struct access *a)
 {
     if (a->undo)
-        memcpy(a->row->data, a->undo, a->row->table->schema.data_size);
+        memcpy(a->row->data, a->undo, row_table(a->row)->schema.data_size);
 }
 void txn_undo_in_place(struct txn *t);
 /* Whether this attempt inserted row r and deleted it again (r is never published). */
@@ -362,7 +362,7 @@ static inline bool occ_try_read(struct txn *t, struct access *a, enum access_typ
 {
     struct row *r = a->row;
     a->type = (uint8_t)type;
-    uint32_t size = r->table->schema.data_size;
+    uint32_t size = row_table(r)->schema.data_size;
     a->data = txn_alloc(t, size);
     struct waiter wt = WAITER_LATCH;
     for (;;) {

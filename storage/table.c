@@ -9,7 +9,7 @@
 #include "storage/mem.h"
 #include "storage/shared_writes.h"
 
-static struct table *catalog[MAX_TABLES];
+struct table *table_catalog[MAX_TABLES];
 static const char *catalog_name[MAX_TABLES];
 static atomic_int catalog_n;
 static atomic_bool catalog_after_load; /* catalog_loaded was called */
@@ -123,7 +123,7 @@ static struct table *create(const char *name, const struct schema *s, uint64_t r
     pthread_mutex_init(&t->chunk_lock, NULL);
     if (with_primary)
         t->primary = idx_hash_create(rows_hint ? rows_hint : 1024, s->key_cluster_bits);
-    catalog[id] = t;
+    table_catalog[id] = t;
     catalog_name[id] = name;
     return t;
 }
@@ -151,7 +151,7 @@ void table_destroy(struct table *t)
     }
     if (t->primary)
         idx_hash_destroy(t->primary);
-    catalog[t->id] = NULL;
+    table_catalog[t->id] = NULL;
     for (int k = 0; t->streams && k <= TABLE_MAX_NODES; k++) {
         for (struct table_spare *sp = t->streams[k].spares, *nx; sp; sp = nx) {
             nx = sp->next;
@@ -205,7 +205,7 @@ struct row *table_new_row(struct table *t, uint64_t key)
     /* Chunks are zeroed when mapped and a row number is handed out once: the row is
      * still all zero here. */
     r->key = key;
-    r->table = t;
+    r->table_id = t->id;
     return r;
 }
 
@@ -232,7 +232,7 @@ struct row *table_load_row(struct table *t, struct row_freelist *fl, uint64_t ke
     chunk_get(t, key >> t->chunk_shift); /* allocated and published by the first loader */
     struct row *r = table_row_at(t, key);
     r->key = key; /* still all zero, as in table_new_row: each key is loaded once */
-    r->table = t;
+    r->table_id = t->id;
     return r;
 }
 
@@ -325,7 +325,7 @@ static bool take_returned(struct row_freelist *fl, struct table *t)
 void table_freelist_return(struct row_freelist *fl)
 {
     for (int k = 0; k < MAX_TABLES; k++) {
-        struct table *t = catalog[k];
+        struct table *t = table_catalog[k];
         if (!t) { /* destroyed (ids are never reused): its rows went with it */
             fl->head[k] = NULL;
             fl->next[k] = fl->end[k] = 0;
@@ -370,14 +370,14 @@ void table_reserve_rows(struct row_freelist *fl, struct table *t)
             chunk_get(t, c);
     }
     for (uint64_t k = i; k < i + ROW_BLOCK; k++) /* zero rows otherwise (see table_new_row) */
-        table_row_at(t, k)->table = t;
+        table_row_at(t, k)->table_id = t->id;
     fl->next[t->id] = i;
     fl->end[t->id] = i + ROW_BLOCK;
 }
 
 void table_free_row(struct row_freelist *fl, struct row *r)
 {
-    struct table *t = r->table;
+    struct table *t = row_table(r);
     memset(r->cc, 0, sizeof(r->cc));
     memset(r->data, 0, t->schema.data_size);
     /* relaxed: the row is private to this thread (see struct row_freelist) */
@@ -391,7 +391,7 @@ void catalog_sizes(struct catalog_sizes *s)
 {
     s->ntables = catalog_count();
     for (int i = 0; i < s->ntables; i++) {
-        struct table *t = catalog[i];
+        struct table *t = table_catalog[i];
         s->rows[i] = t ? table_nrows(t) : 0;
         s->keys[i] = t && t->primary ? idx_hash_size(t->primary) : 0;
         for (int k = 0; k <= TABLE_MAX_NODES; k++) {
@@ -580,7 +580,7 @@ static size_t plan_walk(const struct reserve_plan *p, const struct catalog_sizes
 {
     size_t bytes = 0;
     for (int i = 0; i < now->ntables; i++) {
-        struct table *t = catalog[i];
+        struct table *t = table_catalog[i];
         if (!t)
             continue;
         double sc = p->scale[i];
@@ -690,7 +690,7 @@ size_t catalog_reserve_ahead(const struct catalog_sizes *before, const struct ca
     for (int i = 0; i < now->ntables; i++)
         p->scale[i] = 1;
     for (int i = 0; i < now->ntables && i < before->ntables; i++) {
-        struct table *t = catalog[i];
+        struct table *t = table_catalog[i];
         /* rows handed out (a placed table's in whole chunks) or, finer, keys committed */
         uint64_t grown = now->rows[i] > before->rows[i] ? now->rows[i] - before->rows[i] : 0;
         if (now->keys[i] > before->keys[i] && now->keys[i] - before->keys[i] > grown)
@@ -718,6 +718,6 @@ size_t catalog_reserve_ahead(const struct catalog_sizes *before, const struct ca
     return bytes;
 }
 
-struct table *catalog_table(int id) { return catalog[id]; }
+struct table *catalog_table(int id) { return table_catalog[id]; }
 int catalog_count(void) { return atomic_load(&catalog_n); }
 const char *const *catalog_names(void) { return catalog_name; }

@@ -66,16 +66,20 @@ struct table;
 struct row {
     alignas(8) unsigned char cc[CC_META_SIZE]; /* owned by the CC algorithm */
     uint64_t key;                                       /* primary key */
-    struct table *table;
+    /* Its table's catalog id (row_table): 2 bytes where a pointer took 8, so the header
+     * is 16 bytes. Set once, when the row number is handed out or reserved for a
+     * freelist; a row never seen by either (key 0 in no index) keeps 0. */
+    uint16_t table_id;
     /* Set (relaxed) by a committing delete while the deleter holds exclusive access;
      * read by accessors after they gained access through the CC protocol. */
-    _Atomic uint32_t deleted;
+    _Atomic uint16_t deleted;
     /* The storage model's residency, reference and dirty bits (storage/storage_model.h,
      * SM_*; 0 with the model off): in the padding before the data, so rows do not grow.
      * Kept when a row is freed for reuse (table_free_row), as a cache slot may hold it. */
     _Atomic uint32_t sm_state;
     alignas(8) unsigned char data[];
 };
+_Static_assert(sizeof(struct row) == CC_META_SIZE + 16, "the row header is 16 bytes");
 
 struct table {
     uint16_t id;
@@ -315,9 +319,14 @@ static inline uint64_t *col_wid(const struct schema *s, const unsigned char *img
     return (uint64_t *)(void *)((unsigned char *)img + s->cols[c].off - WID_SIZE);
 }
 
-/* The catalog: every table gets a small id (< MAX_TABLES; history records name tables
- * by id). */
+/* The catalog: every table gets a small id (< MAX_TABLES; history records and rows name
+ * tables by id). table_catalog[id] is set when the table is created, before any of its
+ * rows exists, and cleared when it is destroyed; read it through row_table or
+ * catalog_table. */
+extern struct table *table_catalog[MAX_TABLES];
 struct table *catalog_table(int id);
+/* The table row r belongs to: one load from the catalog, which stays in cache. */
+static inline struct table *row_table(const struct row *r) { return table_catalog[r->table_id]; }
 int catalog_count(void);
 const char *const *catalog_names(void);
 

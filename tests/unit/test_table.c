@@ -82,8 +82,8 @@ static void check_layout(struct table *t, uint64_t want_rows)
             struct row *r = table_row_at(t, i);
             if (r->key == 0)
                 continue; /* a zero row */
-            if (r->table != t || r->key > MAX_KEY || seen[r->key]) {
-                CHECK(r->table == t && r->key <= MAX_KEY && !seen[r->key]);
+            if (row_table(r) != t || r->key > MAX_KEY || seen[r->key]) {
+                CHECK(row_table(r) == t && r->key <= MAX_KEY && !seen[r->key]);
                 break;
             }
             seen[r->key] = 1;

@@ -17,7 +17,7 @@ static void fill_key(struct row *r, void *arg)
 {
     (void)arg;
     int64_t v = (int64_t)r->key;
-    memcpy(col_ptr(&r->table->schema, r->data, 0), &v, 8);
+    memcpy(col_ptr(&row_table(r)->schema, r->data, 0), &v, 8);
 }
 
 static struct table *make_table(bool verify, uint64_t nrows)

@@ -118,12 +118,12 @@ static void off_never_stalls(void)
 
 static void report_names_rows_and_holders(void)
 {
-    struct table tab;
-    memset(&tab, 0, sizeof(tab));
-    tab.name = "accounts";
-    struct row *row = calloc(1, sizeof(struct row) + 8);
-    row->key = 42;
-    row->table = &tab;
+    struct schema s;
+    schema_init(&s, false);
+    schema_add(&s, "balance", COL_INT64, 8);
+    schema_seal(&s);
+    struct table *tab = table_create("accounts", &s, 64, false);
+    struct row *row = table_new_row(tab, 42);
     static struct wait_rec recs[4];
     struct wait_rec *saved = wait_self;
     wait_self = &recs[0];
@@ -155,7 +155,7 @@ static void report_names_rows_and_holders(void)
     if (check_case_failed)
         printf("%s", buf);
     free(buf);
-    free(row);
+    table_destroy(tab);
     watchdog_fini(&wd);
 }
 
