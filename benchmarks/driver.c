@@ -77,6 +77,11 @@ enum phase { PH_GENERATE, PH_WARMUP, PH_PAUSE, PH_MEASURE, PH_STOP };
  * client sleeping till its next arrival) runs on, and its inserts meanwhile are counted
  * (rows_during), as are a backup coordinator's (--fail-commit-at), which never pauses. */
 #define PAUSE_WAIT_S 0.1
+/* A paused worker sleeps on the phase word (resume_workers wakes it at once), at most
+ * this long per round, each round a beat for the watchdog: as often as an idle open-loop
+ * client's (benchmarks/arrivals.c), not 1,000 wake-ups a second per worker while the
+ * reserver needs the CPU. */
+#define PAUSE_BEAT_NS 20000000L
 /* The default budget: this share of the memory the process can still take when the
  * warm-up starts (mem_avail_bytes: after the load, within its cgroup). A quarter of the
  * machine's memory (6 GB of 24 here) left bamboo on TPC-C at 2 warehouses, 2 threads and
@@ -125,6 +130,7 @@ static void pause_workers(int n)
 static void resume_workers(void)
 {
     atomic_store_explicit(&phase, PH_WARMUP, memory_order_release);
+    wait_word_wake(&phase); /* the paused workers' sleeps (worker_pause) */
 }
 
 /* Keys in every table's primary index, for counting the inserts committed while
@@ -212,15 +218,16 @@ static void *reserver_main(void *arg)
 }
 
 /* A worker at a query boundary (holding nothing) while the reserver has the workers
- * paused: sleeps until it resumes them, counting its sleeps as the watchdog's progress
- * (as an idle open-loop client's, sampler.h). */
+ * paused: sleeps on the phase word until it resumes them, counting its sleeps (rounds of
+ * at most PAUSE_BEAT_NS) as the watchdog's progress (as an idle open-loop client's,
+ * sampler.h). */
 static void worker_pause(struct sampler_feed *f)
 {
     deadline_phase("paused");
     atomic_fetch_add_explicit(&npaused, 1, memory_order_release); /* see npaused */
     /* acquire: pairs with resume_workers' release store */
     while (atomic_load_explicit(&phase, memory_order_acquire) == PH_PAUSE) {
-        sleep_s(1e-3);
+        wait_word_sleep(&phase, PH_PAUSE, PAUSE_BEAT_NS);
         /* relaxed: a count the main thread reads, written by this worker only */
         atomic_store_explicit(&f->idle_beats,
                               atomic_load_explicit(&f->idle_beats, memory_order_relaxed) + 1,

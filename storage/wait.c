@@ -114,19 +114,25 @@ int wait_word(_Atomic int *word, int value)
             wait_round(&w);
             continue;
         }
-        /* no lost wake-up: the kernel sleeps only while the word still holds `value`,
-         * checked under its futex lock, which the waker's FUTEX_WAKE (after its store)
-         * takes too. An interrupted or timed-out sleep re-checks. */
-        struct timespec ts = {0, WAIT_WORD_PARK_NS};
-        syscall(SYS_futex, (int *)word, FUTEX_WAIT_PRIVATE, value, &ts, NULL, 0);
+        wait_word_sleep(word, value, WAIT_WORD_PARK_NS); /* the caller's loop re-checks */
     }
     return v;
 }
 
+void wait_word_sleep(_Atomic int *word, int value, long max_ns)
+{
+    /* no lost wake-up: the kernel sleeps only while the word still holds `value`,
+     * checked under its futex lock, which the waker's FUTEX_WAKE (after its store) takes
+     * too. An interrupted or timed-out sleep returns to the caller, who re-checks. */
+    struct timespec ts = {0, max_ns};
+    syscall(SYS_futex, (int *)word, FUTEX_WAIT_PRIVATE, value, &ts, NULL, 0);
+}
+
+/* In spin mode too: wait_word_sleep sleeps in either mode (a wake with no sleeper costs
+ * one system call, a few times per run). */
 void wait_word_wake(_Atomic int *word)
 {
-    if (wait_parking)
-        syscall(SYS_futex, (int *)word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+    syscall(SYS_futex, (int *)word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
 
 /* Deferred wake-ups of this thread (wait_wake). */

@@ -143,7 +143,13 @@ static inline void wait_round(struct waiter *w)
  * net), so a barrier of many threads costs no wake-ups while the laggards it waits for
  * still need the CPU; spin mode: WAIT_BLIND rounds. */
 int wait_word(_Atomic int *word, int value);
-/* Wakes every thread in wait_word on `word`: call after the store that changed it. */
+/* One sleep on the word, in either mode: returns when wait_word_wake wakes it, when the
+ * word does not hold `value` (then at once), or after at most max_ns (1 to 999999999),
+ * whichever comes first; the caller re-reads the word. For a wait that must show signs
+ * of life while it lasts (the driver's paused workers count a beat per round). */
+void wait_word_sleep(_Atomic int *word, int value, long max_ns);
+/* Wakes every thread in wait_word or wait_word_sleep on `word`: call after the store
+ * that changed it. */
 void wait_word_wake(_Atomic int *word);
 
 void wait_wake_later(int thread);
