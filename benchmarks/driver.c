@@ -86,7 +86,8 @@ enum phase { PH_GENERATE, PH_WARMUP, PH_PAUSE, PH_MEASURE, PH_STOP };
  * warm-up starts (mem_avail_bytes: after the load, within its cgroup). A quarter of the
  * machine's memory (6 GB of 24 here) left bamboo on TPC-C at 2 warehouses, 2 threads and
  * a 3 s window 417-546 faults of huge pages, 15-20% of the window's CPU in the kernel
- * (its rows are wider: ORDER-LINE's 192 bytes against 128); with 12 GB it reserved
+ * (its rows were wider then: ORDER-LINE's 192 bytes against 128, before the row header
+ * shrank); with 12 GB it reserved
  * 7.4-8.0 GB and took none (2026-12-07). What the run reserves is what its inserts will
  * take, RESERVE_MARGIN times over at most, so a run that the budget binds would take
  * most of it in the window anyway. */

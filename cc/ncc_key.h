@@ -57,8 +57,9 @@ struct ncc_entry {
  *             so leaving early changes no decision).
  *   The key's newest version is the last write entry in the queue (I1), or the committed
  *   one when the queue holds no write: newest() in cc/ncc_key.c finds it from the tail.
- *   (Not a field: 40 bytes keep the slot small enough that TPC-C's STOCK and HISTORY
- *   rows take a cache line less, config/variants.tsv.)
+ *   (Not a field: 40 bytes keep the slot small enough that TPC-C's ORDER-LINE rows
+ *   take two cache lines, not three, with the 16-byte row header; config/variants.tsv.
+ *   With the 24-byte header of before 2026-12-07, STOCK and HISTORY rows.)
  * Invariants:
  *   I1. Versions are created in queue order: the write entries in the queue, in order,
  *       are the undecided versions, oldest first, all newer than the committed one.

@@ -19,7 +19,8 @@
  * Invariants: rows are taken only through row_freelist blocks (never table_new_row);
  * chunks are allocated whole, in order, under the chunk lock, and nrows is the number of
  * rows of the allocated chunks (a multiple of the chunk size): the rows of a chunk not
- * handed out yet are zero rows (key 0, table NULL, in no index), which a scan of
+ * handed out yet are zero rows (key 0, in no index; table_id 0, or the table's own where
+ * a freelist reserved them), which a scan of
  * [0, nrows) skips as it skips rows of aborted inserts.
  */
 #ifndef STORAGE_TABLE_H

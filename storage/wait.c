@@ -2,6 +2,7 @@
 #include "storage/wait.h"
 #include "storage/shared_writes.h"
 
+#include <assert.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <sys/syscall.h>
@@ -124,6 +125,7 @@ void wait_word_sleep(_Atomic int *word, int value, long max_ns)
     /* no lost wake-up: the kernel sleeps only while the word still holds `value`,
      * checked under its futex lock, which the waker's FUTEX_WAKE (after its store) takes
      * too. An interrupted or timed-out sleep returns to the caller, who re-checks. */
+    assert(max_ns > 0 && max_ns <= 999999999); /* else the futex call fails at once */
     struct timespec ts = {0, max_ns};
     syscall(SYS_futex, (int *)word, FUTEX_WAIT_PRIVATE, value, &ts, NULL, 0);
 }
