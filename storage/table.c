@@ -11,7 +11,8 @@
 
 struct table *table_catalog[MAX_TABLES];
 static const char *catalog_name[MAX_TABLES];
-static atomic_int catalog_n;
+/* the next id; 0 is never given (see catalog_table in table.h) */
+static atomic_int catalog_n = 1;
 static atomic_bool catalog_after_load; /* catalog_loaded was called */
 
 void catalog_loaded(void)
@@ -95,7 +96,7 @@ static struct table *create(const char *name, const struct schema *s, uint64_t r
 {
     int id = atomic_fetch_add(&catalog_n, 1);
     if (id >= MAX_TABLES) {
-        fprintf(stderr, "catalog: more than %d tables\n", MAX_TABLES);
+        fprintf(stderr, "catalog: more than %d tables\n", MAX_TABLES - 1);
         exit(1);
     }
     struct table *t = mem_zalloc(sizeof(*t));

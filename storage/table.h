@@ -320,10 +320,12 @@ static inline uint64_t *col_wid(const struct schema *s, const unsigned char *img
     return (uint64_t *)(void *)((unsigned char *)img + s->cols[c].off - WID_SIZE);
 }
 
-/* The catalog: every table gets a small id (< MAX_TABLES; history records and rows name
- * tables by id). table_catalog[id] is set when the table is created, before any of its
- * rows exists, and cleared when it is destroyed; read it through row_table or
- * catalog_table. */
+/* The catalog: every table gets a small id (1 to MAX_TABLES - 1; history records and rows
+ * name tables by id). Id 0 names no table (table_catalog[0] stays NULL), so row_table of
+ * a row whose id was never set is NULL, a crash at first use rather than another table's
+ * schema. table_catalog[id] is set when the table is created, before any of its rows
+ * exists, and cleared when it is destroyed; read it through row_table or catalog_table.
+ * catalog_count() is one past the highest id given. */
 extern struct table *table_catalog[MAX_TABLES];
 struct table *catalog_table(int id);
 /* The table row r belongs to: one load from the catalog, which stays in cache. */

@@ -453,9 +453,24 @@ static void reserve_ahead_races_inserters(void)
     table_destroy(t);
 }
 
+/* A row names its table by id (struct row): a row handed out names its own, and one
+ * whose id was never set (all zero) names none, since id 0 is never given. */
+static void rows_name_their_table(void)
+{
+    struct table *t = make_flat("named");
+    CHECK(t->id != 0 && catalog_table(0) == NULL);
+    struct row *r = table_new_row(t, 7);
+    CHECK(row_table(r) == t && r->key == 7);
+    struct row *zero = calloc(1, sizeof(struct row) + 8);
+    CHECK(row_table(zero) == NULL);
+    free(zero);
+    table_destroy(t);
+}
+
 int main(void)
 {
     mem_init(0);
+    RUN_CASE(rows_name_their_table);
     RUN_CASE(rows_stay_on_their_node);
     RUN_CASE(concurrent_reservations);
     RUN_CASE(switching_node_moves_rows);
