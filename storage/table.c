@@ -719,6 +719,5 @@ size_t catalog_reserve_ahead(const struct catalog_sizes *before, const struct ca
     return bytes;
 }
 
-struct table *catalog_table(int id) { return table_catalog[id]; }
 int catalog_count(void) { return atomic_load(&catalog_n); }
 const char *const *catalog_names(void) { return catalog_name; }

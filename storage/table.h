@@ -75,7 +75,7 @@ struct row {
      * read by accessors after they gained access through the CC protocol. */
     _Atomic uint16_t deleted;
     /* The storage model's residency, reference and dirty bits (storage/storage_model.h,
-     * SM_*; 0 with the model off): in the padding before the data, so rows do not grow.
+     * SM_*; 0 with the model off): the header's last 4 bytes, so rows do not grow.
      * Kept when a row is freed for reuse (table_free_row), as a cache slot may hold it. */
     _Atomic uint32_t sm_state;
     alignas(8) unsigned char data[];
@@ -327,9 +327,10 @@ static inline uint64_t *col_wid(const struct schema *s, const unsigned char *img
  * exists, and cleared when it is destroyed; read it through row_table or catalog_table.
  * catalog_count() is one past the highest id given. */
 extern struct table *table_catalog[MAX_TABLES];
-struct table *catalog_table(int id);
-/* The table row r belongs to: one load from the catalog, which stays in cache. */
-static inline struct table *row_table(const struct row *r) { return table_catalog[r->table_id]; }
+static inline struct table *catalog_table(int id) { return table_catalog[id]; }
+/* The table row r belongs to: its id, then the catalog's slot (a line that stays in
+ * cache). */
+static inline struct table *row_table(const struct row *r) { return catalog_table(r->table_id); }
 int catalog_count(void);
 const char *const *catalog_names(void);
 
