@@ -44,7 +44,8 @@ static const char *const dl_phases[][14] = {
     {"main", "load", "generate", "warmup", "measure", "exit-wait", "join", "recovery",
      "history-check", "check", "dump", "report", "exit", NULL},
     {"loader", "load", NULL},
-    {"worker", "generate", "ready", "run", "exit", NULL},
+    {"worker", "generate", "ready", "run", "paused", "exit", NULL},
+    {"reserver", "sample", "reserve", NULL},
     {"backup", "recover", NULL},
 };
 /* --hang-in: the pair, and whether a thread took it (atomic exchange: one thread only) */
@@ -117,7 +118,7 @@ bool deadline_set_hang(const char *spec, char *err, unsigned errlen)
     }
     snprintf(err, errlen,
              "--hang-in: '%s' is no ROLE:PHASE pair (main:load ... main:exit, loader:load, "
-             "worker:generate|ready|run|exit, backup:recover)",
+             "worker:generate|ready|run|paused|exit, reserver:sample|reserve, backup:recover)",
              spec);
     return false;
 }

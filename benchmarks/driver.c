@@ -94,6 +94,7 @@ enum phase { PH_GENERATE, PH_WARMUP, PH_PAUSE, PH_MEASURE, PH_STOP };
 #define RESERVE_BUDGET_SHARE 0.5
 struct reserver {
     pthread_t th;
+    _Atomic bool done; /* set (release) when it is done; the main thread waits for it */
     int nworkers;
     double warmup_s, duration_s;
     size_t budget;        /* all the reservations together (--reserve-budget-mib) */
@@ -106,6 +107,12 @@ struct reserver {
 };
 
 static _Atomic int phase;
+/* The reserver's CPU clock (pthread_getcpuclockid): a paused worker's round counts as the
+ * watchdog's progress only if the reserver ran since the round before (worker_pause), so
+ * a reserver blocked for good with the workers paused is a stall, not a run kept alive by
+ * their beats. Set by the reserver before its first pause; published to the workers by
+ * pause_workers' release store of PH_PAUSE. */
+static clockid_t reserver_clock;
 /* Workers waiting in PH_PAUSE: a worker adds itself with release, after its last
  * insert, and the reserver polls with acquire, so its count of rows inserted while
  * reserving starts after every paused worker's inserts. */
@@ -168,18 +175,26 @@ static size_t reserve_paused(struct reserver *rv, const struct catalog_sizes *a,
     }
     rv->paused = true;
     pause_workers(rv->nworkers);
+    deadline_phase("reserve");
     uint64_t keys = catalog_keys(c);
     bool cut = false;
     size_t bytes = catalog_reserve_ahead(a, b, factor, rv->budget - rv->bytes, &cut);
     rv->capped |= cut;
     rv->rows_during += catalog_keys(c) - keys;
     resume_workers();
+    deadline_phase("sample");
     return bytes;
 }
 
 static void *reserver_main(void *arg)
 {
     struct reserver *rv = arg;
+    deadline_enter("reserver", -1);
+    deadline_phase("sample");
+    if (pthread_getcpuclockid(pthread_self(), &reserver_clock) != 0) {
+        fprintf(stderr, "cannot read the reserving thread's CPU clock\n");
+        exit(1);
+    }
     struct catalog_sizes *a = mem_alloc(sizeof(*a)), *b = mem_alloc(sizeof(*b));
     struct catalog_sizes *c = mem_alloc(sizeof(*c));
     catalog_sizes(a);
@@ -215,26 +230,50 @@ static void *reserver_main(void *arg)
     mem_free(a);
     mem_free(b);
     mem_free(c);
+    deadline_leave();
+    atomic_store_explicit(&rv->done, true, memory_order_release);
     return NULL;
+}
+
+/* Whether the reserver used CPU since *last (its clock's value then; updated): true too
+ * if its clock cannot be read (a worker that slept past the resume, the reserver gone),
+ * which only makes a late round count. */
+static bool reserver_ran(uint64_t *last)
+{
+    struct timespec ts;
+    if (clock_gettime(reserver_clock, &ts) != 0)
+        return true;
+    uint64_t ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    bool ran = ns != *last;
+    *last = ns;
+    return ran;
 }
 
 /* A worker at a query boundary (holding nothing) while the reserver has the workers
  * paused: sleeps on the phase word until it resumes them, counting its sleeps (rounds of
- * at most PAUSE_BEAT_NS) as the watchdog's progress (as an idle open-loop client's,
- * sampler.h). */
+ * at most PAUSE_BEAT_NS) in which the reserver ran as the watchdog's progress (as an idle
+ * open-loop client's, sampler.h): a pause lasts as long as the reservation, which may be
+ * longer than --stall-timeout, but a reserver that no longer runs leaves the workers
+ * paused for good. */
 static void worker_pause(struct sampler_feed *f)
 {
     deadline_phase("paused");
+    wait_note(WAIT_PAUSED, NULL, -1);
     atomic_fetch_add_explicit(&npaused, 1, memory_order_release); /* see npaused */
-    /* acquire: pairs with resume_workers' release store */
+    uint64_t seen = 0;
+    /* acquire: pairs with resume_workers' release store, and with pause_workers' (the
+     * reserver's clock) */
     while (atomic_load_explicit(&phase, memory_order_acquire) == PH_PAUSE) {
         wait_word_sleep(&phase, PH_PAUSE, PAUSE_BEAT_NS);
+        if (!reserver_ran(&seen))
+            continue;
         /* relaxed: a count the main thread reads, written by this worker only */
         atomic_store_explicit(&f->idle_beats,
                               atomic_load_explicit(&f->idle_beats, memory_order_relaxed) + 1,
                               memory_order_relaxed);
     }
     atomic_fetch_sub_explicit(&npaused, 1, memory_order_relaxed);
+    wait_end();
     deadline_phase("run");
 }
 
@@ -615,6 +654,8 @@ void driver_run(const struct workload *w, const struct options *o, struct run_re
     if (o->warmup_s > 0)
         sampler_timed_phase(&sm, "warmup", sm.t0, o->warmup_s);
     if (reserving) {
+        /* its top-ups sample past the warm-up's end: the watchdog looks on meanwhile */
+        sampler_wait_flag(&sm, &rv.done);
         pthread_join(rv.th, NULL);
         res->reserved_bytes = rv.bytes;
         res->reserve_s = rv.seconds;

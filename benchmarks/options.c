@@ -195,8 +195,8 @@ static const struct opt_def defs[] = {
     {"hang-in", OK_STR, OFF(hang_in), 0, 0, false, "",
      "testing the watchdogs: the first thread of ROLE to enter PHASE blocks there for good "
      "(ROLE:PHASE: main:load|generate|warmup|measure|exit-wait|join|recovery|history-check|"
-     "check|dump|report|exit, loader:load, worker:generate|ready|run|exit, "
-     "backup:recover)"},
+     "check|dump|report|exit, loader:load, worker:generate|ready|run|paused|exit, "
+     "reserver:sample|reserve, backup:recover)"},
     {"quiet", OK_FLAG, OFF(quiet), 0, 0, false, "off",
      "no progress lines on stderr (load, query generation, warm-up, measured window)"},
     {"rows", OK_U64, OFF(rows), 1, 1e10, false, "1000000",

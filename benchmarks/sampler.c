@@ -130,6 +130,15 @@ void sampler_timed_phase(struct sampler *sm, const char *name, double start, dou
     }
 }
 
+void sampler_wait_flag(struct sampler *sm, const _Atomic bool *flag)
+{
+    /* acquire: pairs with the release store that sets it */
+    while (!atomic_load_explicit(flag, memory_order_acquire)) {
+        feed_watchdog(sm, clock_now_s());
+        sleep_s(SAMPLER_SLICE_S);
+    }
+}
+
 void sampler_wait_exits(struct sampler *sm)
 {
     for (int i = 0; i < sm->n; i++) {

@@ -73,6 +73,8 @@ void sampler_sample(struct sampler *sm, double now);
  * an interval of the end: the caller ends the phase's last interval), shows the progress
  * line and feeds the watchdog. */
 void sampler_timed_phase(struct sampler *sm, const char *name, double start, double len);
+/* Waits until *flag is set, feeding the watchdog (no progress line, no series interval). */
+void sampler_wait_flag(struct sampler *sm, const _Atomic bool *flag);
 /* Waits until every worker left its loop, feeding the watchdog. */
 void sampler_wait_exits(struct sampler *sm);
 

@@ -207,6 +207,7 @@ static inline void wait_txn_end(void)
     X(WAIT_STORAGE, "in a storage I/O")      /* the storage model (storage/storage_model.h) */ \
     X(WAIT_RESPONSE, "waiting for a response") /* NCC: response timing control */            \
     X(WAIT_PENDING, "waiting for an older pending write") /* timestamp ordering (STO, MVTO) */\
+    X(WAIT_PAUSED, "paused while the warm-up reserves memory") /* the driver's pause */     \
     X(WAIT_EXITED, "finished")               /* the worker left its loop */
 
 #define WAIT_ENUM_(e, s) e,

@@ -208,6 +208,10 @@ run "tsan no-wait ycsb storage model verify" 120 build/tsan/bin/rundb-no-wait \
 tsan_tpcc="--workload tpcc --warehouses 1 --threads 4 --warmup 0 --duration 1.5 --check --stall-timeout 60"
 # FPSketch with inserts (aborted and dropped ones release their slot at once) under TSan
 run "tsan sto-sketch tpcc check" 180 build/tsan/bin/rundb-sto-sketch $tsan_tpcc
+# the warm-up's reservation under TSan: the workers paused and resumed on the phase word,
+# the reserver's CPU clock they read while paused (benchmarks/driver.c)
+run "tsan no-wait tpcc warm-up reservation check" 180 build/tsan/bin/rundb-no-wait \
+    ${tsan_tpcc/--warmup 0/--warmup 1}
 # NCC's server-side read-modify-writes (TPC-C only) write rows in place (cc/ncc_key.h, I7)
 run "tsan ncc-rw tpcc check verify" 180 build/tsan/bin/rundb-ncc-rw $tsan_tpcc --verify
 

@@ -37,6 +37,13 @@ check worker:generate '^stall: no progress in phase generate ' 'worker [0-9]* (t
 # one of two workers blocked: that worker has stalled; the only worker: the run has
 check worker:run '^stall: thread [0-9]* ended no attempt for ' 'worker [0-9]* (tid [0-9]*, phase run)'
 check worker:run '^stall: nothing committed for ' 'worker 0 (tid [0-9]*, phase run)' --threads 1
+# the warm-up's reserver (a TPC-C run inserts, so it reserves): blocked with the workers
+# paused, their rounds stop counting as progress; blocked while the workers run, the
+# warm-up never ends (the run's timeout); a worker blocked while paused has stalled
+tpcc="--workload tpcc --warehouses 1 --warmup 1"
+check reserver:reserve '^stall: ' 'reserver (tid [0-9]*, phase reserve)' $tpcc
+check reserver:sample '^run timeout: .* in phase warmup;' 'reserver (tid [0-9]*, phase sample)' $tpcc
+check worker:paused '^stall: thread [0-9]* ended no attempt for ' 'worker [0-9]* (tid [0-9]*, phase paused)' $tpcc
 check worker:exit '^run timeout: .* in phase join;' 'worker [0-9]* (tid [0-9]*, phase exit)'
 check main:history-check '^run timeout: .* in phase history-check;' 'main (tid [0-9]*, phase history-check)' --verify
 check main:check '^run timeout: .* in phase check;' 'main (tid [0-9]*, phase check)'
