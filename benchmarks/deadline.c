@@ -20,7 +20,8 @@
 #include "storage/clock.h"
 #include "storage/wait.h"
 
-/* Workers, as many loaders, and the main thread, the backup coordinator and spares. */
+/* Workers, as many loaders, and the main thread, the warm-up's reserver, the backup
+ * coordinator and spares. */
 #define DL_SLOTS (2 * MAX_THREADS + 8)
 #define DL_POLL_NS 50000000L     /* the watchdog thread looks every 50 ms */
 #define DL_ANSWER_S 2.0          /* how long a thread gets to write its backtrace */

@@ -78,9 +78,9 @@ enum phase { PH_GENERATE, PH_WARMUP, PH_PAUSE, PH_MEASURE, PH_STOP };
  * (rows_during), as are a backup coordinator's (--fail-commit-at), which never pauses. */
 #define PAUSE_WAIT_S 0.1
 /* A paused worker sleeps on the phase word (resume_workers wakes it at once), at most
- * this long per round, each round a beat for the watchdog: as often as an idle open-loop
- * client's (benchmarks/arrivals.c), not 1,000 wake-ups a second per worker while the
- * reserver needs the CPU. */
+ * this long per round, each round in which the reserver ran a beat for the watchdog
+ * (reserver_clock): as often as an idle open-loop client's (benchmarks/arrivals.c), not
+ * 1,000 wake-ups a second per worker while the reserver needs the CPU. */
 #define PAUSE_BEAT_NS 20000000L
 /* The default budget: this share of the memory the process can still take when the
  * warm-up starts (mem_avail_bytes: after the load, within its cgroup). A quarter of the
@@ -110,8 +110,12 @@ static _Atomic int phase;
 /* The reserver's CPU clock (pthread_getcpuclockid): a paused worker's round counts as the
  * watchdog's progress only if the reserver ran since the round before (worker_pause), so
  * a reserver blocked for good with the workers paused is a stall, not a run kept alive by
- * their beats. Set by the reserver before its first pause; published to the workers by
- * pause_workers' release store of PH_PAUSE. */
+ * their beats. Its limits: a reserver that sleeps in the kernel without CPU for
+ * --stall-timeout (reclaim, swap, a cgroup's memory.high throttling) is called stalled,
+ * and one that spins for good is caught by --run-timeout only. Set by the reserver before
+ * its first pause (the monotonic clock if its CPU clock cannot be had: every round counts,
+ * as before 2026-12-08); published to the workers by pause_workers' release store of
+ * PH_PAUSE. */
 static clockid_t reserver_clock;
 /* Workers waiting in PH_PAUSE: a worker adds itself with release, after its last
  * insert, and the reserver polls with acquire, so its count of rows inserted while
@@ -191,10 +195,8 @@ static void *reserver_main(void *arg)
     struct reserver *rv = arg;
     deadline_enter("reserver", -1);
     deadline_phase("sample");
-    if (pthread_getcpuclockid(pthread_self(), &reserver_clock) != 0) {
-        fprintf(stderr, "cannot read the reserving thread's CPU clock\n");
-        exit(1);
-    }
+    if (pthread_getcpuclockid(pthread_self(), &reserver_clock) != 0)
+        reserver_clock = CLOCK_MONOTONIC;
     struct catalog_sizes *a = mem_alloc(sizeof(*a)), *b = mem_alloc(sizeof(*b));
     struct catalog_sizes *c = mem_alloc(sizeof(*c));
     catalog_sizes(a);
@@ -238,14 +240,13 @@ static void *reserver_main(void *arg)
 /* Whether the reserver used CPU since *last (its clock's value then; updated): true too
  * if its clock cannot be read (a worker that slept past the resume, the reserver gone),
  * which only makes a late round count. */
-static bool reserver_ran(uint64_t *last)
+static bool reserver_ran(struct timespec *last)
 {
     struct timespec ts;
     if (clock_gettime(reserver_clock, &ts) != 0)
         return true;
-    uint64_t ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-    bool ran = ns != *last;
-    *last = ns;
+    bool ran = ts.tv_sec != last->tv_sec || ts.tv_nsec != last->tv_nsec;
+    *last = ts;
     return ran;
 }
 
@@ -257,10 +258,11 @@ static bool reserver_ran(uint64_t *last)
  * paused for good. */
 static void worker_pause(struct sampler_feed *f)
 {
-    deadline_phase("paused");
     wait_note(WAIT_PAUSED, NULL, -1);
+    deadline_phase("paused");
     atomic_fetch_add_explicit(&npaused, 1, memory_order_release); /* see npaused */
-    uint64_t seen = 0;
+    struct timespec seen = {0, 0};
+    reserver_ran(&seen);
     /* acquire: pairs with resume_workers' release store, and with pause_workers' (the
      * reserver's clock) */
     while (atomic_load_explicit(&phase, memory_order_acquire) == PH_PAUSE) {

@@ -28,8 +28,8 @@ uint64_t sampler_commits(const struct sampler *sm)
 }
 
 /* The watchdog's progress counts: the run's (commits, workers that left, sleeps of idle
- * open-loop clients) as the result, each worker's (the same, plus its aborted attempts)
- * into each[]. */
+ * open-loop clients and of paused workers, sampler_feed's idle_beats) as the result,
+ * each worker's (the same, plus its aborted attempts) into each[]. */
 static uint64_t stall_progress(const struct sampler *sm, uint64_t *each)
 {
     uint64_t c = 0;
@@ -130,24 +130,25 @@ void sampler_timed_phase(struct sampler *sm, const char *name, double start, dou
     }
 }
 
-void sampler_wait_flag(struct sampler *sm, const _Atomic bool *flag)
+/* Feeds the watchdog until *flag is set, looking every slice_s. acquire: pairs with the
+ * release store that sets it (a worker's exited, the reserver's done). */
+static void feed_until(struct sampler *sm, const _Atomic bool *flag, double slice_s)
 {
-    /* acquire: pairs with the release store that sets it */
     while (!atomic_load_explicit(flag, memory_order_acquire)) {
         feed_watchdog(sm, clock_now_s());
-        sleep_s(SAMPLER_SLICE_S);
+        sleep_s(slice_s);
     }
+}
+
+void sampler_wait_flag(struct sampler *sm, const _Atomic bool *flag)
+{
+    feed_until(sm, flag, SAMPLER_SLICE_S);
 }
 
 void sampler_wait_exits(struct sampler *sm)
 {
-    for (int i = 0; i < sm->n; i++) {
-        /* acquire: see struct sampler_feed */
-        while (!atomic_load_explicit(&sm->feeds[i]->exited, memory_order_acquire)) {
-            feed_watchdog(sm, clock_now_s());
-            sleep_s(0.001);
-        }
-    }
+    for (int i = 0; i < sm->n; i++)
+        feed_until(sm, &sm->feeds[i]->exited, 0.001);
     watchdog_fini(&sm->wd);
     mem_free(sm->each);
     sm->each = NULL;

@@ -10,11 +10,12 @@
  * shared for it.
  *
  * Watchdog (benchmarks/watchdog.h): from warm-up until the last worker left, the main
- * thread counts as progress the commits, the workers that left and the sleeps of idle
- * open-loop clients, and for each worker also its aborted attempts; if the run's count or
- * a worker's stands still for --stall-timeout seconds it prints what each worker waits for
- * (its wait record, storage/wait.h) and every thread's backtrace (deadline.h), and exits
- * with status 3.
+ * thread counts as progress the commits, the workers that left, the sleeps of idle
+ * open-loop clients and those of workers paused by the warm-up's reservation while the
+ * reserver runs (benchmarks/driver.c), and for each worker also its aborted attempts; if
+ * the run's count or a worker's stands still for --stall-timeout seconds it prints what
+ * each worker waits for (its wait record, storage/wait.h) and every thread's backtrace
+ * (deadline.h), and exits with status 3.
  *
  * Threading: a struct sampler belongs to the main thread; a worker writes its own struct
  * sampler_feed, the main thread only reads it. */
@@ -40,8 +41,9 @@ struct sampler_feed {
      * main thread (relaxed both: a count, nothing is published with it); in a cache line
      * of its own with idle_beats and aborted, as they come last in a line-aligned struct */
     alignas(CACHE_LINE) _Atomic uint64_t committed;
-    /* sleeps of this client while idle in open loop (arrivals_wait): progress for the
-     * watchdog; like `committed`, written by the worker only */
+    /* sleeps of this client while idle in open loop (arrivals_wait), and its paused
+     * rounds while the reserver runs (worker_pause): progress for the watchdog; like
+     * `committed`, written by the worker only */
     _Atomic uint64_t idle_beats;
     /* attempts aborted so far: the worker's own progress for the watchdog (it is not
      * stuck in one wait); like `committed` */

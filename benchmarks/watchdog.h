@@ -1,11 +1,12 @@
 /* The stall watchdog: the driver's main thread feeds it, as it samples, a progress count of
  * the run (commits, plus workers that ended after the window, plus sleeps of idle open-loop
- * clients) and one of each worker (the same, plus its aborted attempts). When the run's
- * count has not changed for --stall-timeout watched seconds (watchdog_unwatched_s), the
- * run has stalled; when a worker's has not, that worker has (it sits in one wait, or one
- * attempt, that long: a deadlock of a few threads while the others go on). watchdog_report
- * then says what each worker is doing from its wait record (storage/wait.h), and the
- * driver exits with status 3.
+ * clients and of workers paused while the warm-up's reserver runs) and one of each worker
+ * (the same, plus its aborted attempts). When the run's count has not changed for
+ * --stall-timeout watched seconds (watchdog_unwatched_s), the run has stalled; when a
+ * worker's has not, that worker has (it sits in one wait, or one attempt, that long: a
+ * deadlock of a few threads while the others go on). watchdog_report then says what each
+ * worker is doing from its wait record (storage/wait.h), and the driver exits with
+ * status 3.
  *
  * Threading: a struct watchdog belongs to the main thread; watchdog_report only loads
  * the workers' records (relaxed). */

@@ -146,7 +146,8 @@ int wait_word(_Atomic int *word, int value);
 /* One sleep on the word, in either mode: returns when wait_word_wake wakes it, when the
  * word does not hold `value` (then at once), or after at most max_ns (1 to 999999999),
  * whichever comes first; the caller re-reads the word. For a wait that must show signs
- * of life while it lasts (the driver's paused workers count a beat per round). */
+ * of life while it lasts (the driver's paused workers count a beat per round in which the
+ * reserver ran). */
 void wait_word_sleep(_Atomic int *word, int value, long max_ns);
 /* Wakes every thread in wait_word or wait_word_sleep on `word`: call after the store
  * that changed it. */

@@ -15,13 +15,15 @@ fail=0
 base="--threads 2 --warmup 0 --duration 0.5 --workload bank --quiet --stall-timeout 1 --run-timeout 4"
 
 # check HANG HEADER THREAD [FLAGS...]: HEADER and THREAD are regexes of the report's first
-# line and of the blocked thread's line.
+# line and of the blocked thread's line; a line matching $also (if set) is wanted too.
+also=
 check() {
     local hang=$1 header=$2 thread=$3
     shift 3
     timeout 30 "$bin" $base --hang-in "$hang" "$@" >"$log" 2>&1
     local rc=$?
     if [ $rc -eq 3 ] && grep -q "$header" "$log" && grep -q "^  $thread" "$log" &&
+        { [ -z "$also" ] || grep -q "$also" "$log"; } &&
         grep -A1 "^  $thread" "$log" | grep -q '^    kernel: state S, [0-9.]* s of CPU' &&
         grep -q "(deadline_hang+" "$log"; then
         printf 'ok   %-20s %s\n' "$hang" "$(grep -m1 "$header" "$log" | cut -c1-70)"
@@ -37,11 +39,14 @@ check worker:generate '^stall: no progress in phase generate ' 'worker [0-9]* (t
 # one of two workers blocked: that worker has stalled; the only worker: the run has
 check worker:run '^stall: thread [0-9]* ended no attempt for ' 'worker [0-9]* (tid [0-9]*, phase run)'
 check worker:run '^stall: nothing committed for ' 'worker 0 (tid [0-9]*, phase run)' --threads 1
-# the warm-up's reserver (a TPC-C run inserts, so it reserves): blocked with the workers
+# the warm-up's reserver (a TPC-C run inserts, so it reserves; a budget of its own, so
+# that it reserves whatever memory the machine has left): blocked with the workers
 # paused, their rounds stop counting as progress; blocked while the workers run, the
 # warm-up never ends (the run's timeout); a worker blocked while paused has stalled
-tpcc="--workload tpcc --warehouses 1 --warmup 1"
+tpcc="--workload tpcc --warehouses 1 --warmup 1 --reserve-budget-mib 64 --run-timeout 6"
+also='^  thread [0-9]*: paused while the warm-up reserves memory'
 check reserver:reserve '^stall: ' 'reserver (tid [0-9]*, phase reserve)' $tpcc
+also=
 check reserver:sample '^run timeout: .* in phase warmup;' 'reserver (tid [0-9]*, phase sample)' $tpcc
 check worker:paused '^stall: thread [0-9]* ended no attempt for ' 'worker [0-9]* (tid [0-9]*, phase paused)' $tpcc
 check worker:exit '^run timeout: .* in phase join;' 'worker [0-9]* (tid [0-9]*, phase exit)'
