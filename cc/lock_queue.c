@@ -39,30 +39,13 @@ static void waiter_insert_before(struct lq_lock *l, struct lq_req *r, struct lq_
     DLIST_TIH_INSERT_BEFORE(l->whead, r, pos, wnext, wprev);
 }
 
-/* Bamboo, rule 7: may a new request of x be granted behind rt's retired requests? */
-static inline bool retired_ok(const struct lq_rlock *rt, const struct lq_txn *x)
-{
-    return !rt->rtail || (rt->naborting == 0 && rt->rtail->txn->ts < x->ts);
-}
-
-/* Bamboo, rule 7: r is granted behind a non-empty retired list: a commit dependency. */
-static inline void add_dep(const struct lq_rlock *rt, struct lq_req *r)
-{
-    if (rt->rtail) {
-        r->has_dep = 1;
-        /* relaxed: read by the owner only after its grant (acquire) or its own CAS */
-        SHW(SHW_PEER);
-        atomic_fetch_add_explicit(&r->txn->ndeps, 1, memory_order_relaxed);
-    }
-}
-
 /* Grants waiters from the head while they are compatible with the owners (rule 4) and,
  * for Bamboo (rt not NULL), with the retired requests (rule 7); returns the new word. */
 static inline uint64_t grant_x(struct lq_lock *l, uint64_t w, struct lq_rlock *rt)
 {
     struct lq_req *h;
     while ((h = l->whead) != NULL) {
-        if (rt && !h->upgrading && !retired_ok(rt, h->txn))
+        if (rt && !h->upgrading && !lq_bb_retired_ok(rt, h->txn))
             break;
         if (h->upgrading) {
             if (w != LQ_SH_ONE) /* h must be the only owner */
@@ -78,7 +61,7 @@ static inline uint64_t grant_x(struct lq_lock *l, uint64_t w, struct lq_rlock *r
             waiter_unlink(l, h);
             lq_owner_link(l, h);
             if (rt)
-                add_dep(rt, h);
+                lq_bb_add_dep(rt, h);
         } else {
             if (w)
                 break;
@@ -86,7 +69,7 @@ static inline uint64_t grant_x(struct lq_lock *l, uint64_t w, struct lq_rlock *r
             waiter_unlink(l, h);
             lq_owner_link(l, h);
             if (rt)
-                add_dep(rt, h);
+                lq_bb_add_dep(rt, h);
         }
         /* release: pairs with the acquire poll in lq_wait (the row's data, as published
          * to this latch by the previous holders) */
@@ -216,20 +199,6 @@ void lq_grant_unlatch(struct lq_lock *l, uint64_t w) { lq_unlatch(l, grant(l, w)
 
 /* ---- Bamboo: the retired list (rules 6-10 of lock_queue.h) ---- */
 
-bool lq_bb_acquire(struct lq_rlock *rl, struct lq_req *r, enum lq_mode mode, uint64_t *w)
-{
-    struct lq_lock *l = &rl->q;
-    uint64_t v = lq_latch(l);
-    *w = v;
-    if (l->whead || (mode == LQ_MODE_SH ? (v & LQ_EX) != 0 : v != 0) ||
-        !retired_ok(rl, r->txn))
-        return false;
-    lq_owner_link(l, r);
-    add_dep(rl, r);
-    lq_unlatch(l, mode == LQ_MODE_SH ? v + LQ_SH_ONE : LQ_EX);
-    return true;
-}
-
 enum lq_rc lq_bb_enqueue(struct lq_rlock *rl, struct lq_req *r, bool upgrade, uint64_t w)
 {
     return enqueue_x(&rl->q, r, upgrade, w, LQ_BAMBOO, NULL, NULL, rl);
@@ -278,7 +247,7 @@ uint64_t lq_bb_latch_alone(struct lq_rlock *rl, struct lq_req *r, const void *ro
     return w;
 }
 
-void lq_bb_leave_unlatch(struct lq_rlock *rl, struct lq_req *r, uint64_t w)
+void lq_bb_leave_unlatch_slow(struct lq_rlock *rl, struct lq_req *r, uint64_t w)
 {
     struct lq_lock *l = &rl->q;
     if (!r->retired) {

@@ -355,10 +355,41 @@ static inline void lq_rinit(struct lq_rlock *rl)
     rl->naborting = 0;
 }
 
+/* Rule 7: may a new request of x be granted behind rl's retired requests? (latch held) */
+static inline bool lq_bb_retired_ok(const struct lq_rlock *rl, const struct lq_txn *x)
+{
+    return !rl->rtail || (rl->naborting == 0 && rl->rtail->txn->ts < x->ts);
+}
+
+/* Rule 7: r is granted behind a non-empty retired list: a commit dependency (latch held). */
+static inline void lq_bb_add_dep(const struct lq_rlock *rl, struct lq_req *r)
+{
+    if (rl->rtail) {
+        r->has_dep = 1;
+        /* relaxed: read by the owner only after its grant (acquire) or its own CAS */
+        SHW(SHW_PEER);
+        atomic_fetch_add_explicit(&r->txn->ndeps, 1, memory_order_relaxed);
+    }
+}
+
 /* A new request r (mode) of a fresh access: takes the latch and grants r at once if rules
  * 4 and 7 allow (then unlatches and returns true); false: the latch is still held and *w
- * is the word, for lq_bb_enqueue. */
-bool lq_bb_acquire(struct lq_rlock *rl, struct lq_req *r, enum lq_mode mode, uint64_t *w);
+ * is the word, for lq_bb_enqueue. Inline: it is every access's path, and as a call it
+ * spent a third of its instructions saving registers (partitioned TPC-C). */
+static inline bool lq_bb_acquire(struct lq_rlock *rl, struct lq_req *r, enum lq_mode mode,
+                                 uint64_t *w)
+{
+    struct lq_lock *l = &rl->q;
+    uint64_t v = lq_latch(l);
+    *w = v;
+    if (l->whead || (mode == LQ_MODE_SH ? (v & LQ_EX) != 0 : v != 0) ||
+        !lq_bb_retired_ok(rl, r->txn))
+        return false;
+    lq_owner_link(l, r);
+    lq_bb_add_dep(rl, r);
+    lq_unlatch(l, mode == LQ_MODE_SH ? v + LQ_SH_ONE : LQ_EX);
+    return true;
+}
 /* lq_enqueue for Bamboo (wound-wait over owners and retired requests, rule 7). */
 enum lq_rc lq_bb_enqueue(struct lq_rlock *rl, struct lq_req *r, bool upgrade, uint64_t w);
 /* lq_cancel for Bamboo. */
@@ -373,9 +404,20 @@ void lq_bb_abort_mark(struct lq_rlock *rl, struct lq_req *r);
  * before-image and calls lq_bb_leave_unlatch. `row` (the lock's row) is for the wait
  * record only. */
 uint64_t lq_bb_latch_alone(struct lq_rlock *rl, struct lq_req *r, const void *row);
+void lq_bb_leave_unlatch_slow(struct lq_rlock *rl, struct lq_req *r, uint64_t w);
 /* Unlinks r (owner or retired), hands rule 8 on if r was the head of the retired list,
  * grants the waiters and unlatches (w: the word, latch held). Used by commit (after
  * lq_latch: r is then the head or an owner with nothing retired ahead) and by abort. */
-void lq_bb_leave_unlatch(struct lq_rlock *rl, struct lq_req *r, uint64_t w);
+static inline void lq_bb_leave_unlatch(struct lq_rlock *rl, struct lq_req *r, uint64_t w)
+{
+    /* inline: an owner that never retired, nobody waiting (a commit's read locks, in the
+     * uncontended case); the rest out of line */
+    if (r->retired || rl->q.whead) {
+        lq_bb_leave_unlatch_slow(rl, r, w);
+        return;
+    }
+    lq_owner_unlink(&rl->q, r);
+    lq_unlatch(&rl->q, r->mode == LQ_MODE_EX ? 0 : w - LQ_SH_ONE);
+}
 
 #endif
