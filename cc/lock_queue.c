@@ -247,30 +247,30 @@ uint64_t lq_bb_latch_alone(struct lq_rlock *rl, struct lq_req *r, const void *ro
     return w;
 }
 
-void lq_bb_leave_unlatch_slow(struct lq_rlock *rl, struct lq_req *r, uint64_t w)
+void lq_bb_grant_unlatch(struct lq_rlock *rl, uint64_t w)
+{
+    lq_unlatch(&rl->q, grant_x(&rl->q, w, rl));
+}
+
+void lq_bb_retired_leave_unlatch(struct lq_rlock *rl, struct lq_req *r, uint64_t w)
 {
     struct lq_lock *l = &rl->q;
-    if (!r->retired) {
-        lq_owner_unlink(l, r);
-        w = r->mode == LQ_MODE_EX ? 0 : w - LQ_SH_ONE;
-    } else {
-        bool head = !r->oprev;
-        if (r->aborting)
-            rl->naborting--;
-        DLIST_NOHEAD_UNLINK(rl->rtail, r, onext, oprev);
-        r->retired = 0;
-        if (head) { /* rule 8: whoever is now first has no retired request ahead */
-            struct lq_req *first = rl->rtail ? r->onext : l->owners; /* r's links as were */
-            for (struct lq_req *q = first; q; q = rl->rtail ? NULL : q->onext)
-                if (q->has_dep) {
-                    q->has_dep = 0;
-                    /* release: pairs with the acquire load of ndeps at commit (this
-                     * transaction's commit happens before the dependant's) */
-                    SHW(SHW_PEER);
-                    if (atomic_fetch_sub_explicit(&q->txn->ndeps, 1, memory_order_release) == 1)
-                        wait_wake(q->txn->thread); /* its commit waits for ndeps == 0 */
-                }
-        }
+    bool head = !r->oprev;
+    if (r->aborting)
+        rl->naborting--;
+    DLIST_NOHEAD_UNLINK(rl->rtail, r, onext, oprev);
+    r->retired = 0;
+    if (head) { /* rule 8: whoever is now first has no retired request ahead */
+        struct lq_req *first = rl->rtail ? r->onext : l->owners; /* r's links as were */
+        for (struct lq_req *q = first; q; q = rl->rtail ? NULL : q->onext)
+            if (q->has_dep) {
+                q->has_dep = 0;
+                /* release: pairs with the acquire load of ndeps at commit (this
+                 * transaction's commit happens before the dependant's) */
+                SHW(SHW_PEER);
+                if (atomic_fetch_sub_explicit(&q->txn->ndeps, 1, memory_order_release) == 1)
+                    wait_wake(q->txn->thread); /* its commit waits for ndeps == 0 */
+            }
     }
     lq_unlatch(l, l->whead ? grant_x(l, w, rl) : w);
 }

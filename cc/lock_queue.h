@@ -284,12 +284,17 @@ static inline bool lq_upgrade(struct lq_lock *l, struct lq_req *r, uint64_t *w)
 /* Grants the waiters compatible with word w, then unlatches (lq_release's slow path). */
 void lq_grant_unlatch(struct lq_lock *l, uint64_t w);
 
+/* Unlinks owner r (latch held, w the word); returns the word without r's hold. */
+static inline uint64_t lq_owner_leave(struct lq_lock *l, struct lq_req *r, uint64_t w)
+{
+    lq_owner_unlink(l, r);
+    return r->mode == LQ_MODE_EX ? 0 : w - LQ_SH_ONE;
+}
+
 /* Releases the granted request r and grants the waiters that became compatible. */
 static inline void lq_release(struct lq_lock *l, struct lq_req *r)
 {
-    uint64_t w = lq_latch(l);
-    lq_owner_unlink(l, r);
-    w = r->mode == LQ_MODE_EX ? 0 : w - LQ_SH_ONE;
+    uint64_t w = lq_owner_leave(l, r, lq_latch(l));
     if (l->whead)
         lq_grant_unlatch(l, w);
     else
@@ -374,8 +379,8 @@ static inline void lq_bb_add_dep(const struct lq_rlock *rl, struct lq_req *r)
 
 /* A new request r (mode) of a fresh access: takes the latch and grants r at once if rules
  * 4 and 7 allow (then unlatches and returns true); false: the latch is still held and *w
- * is the word, for lq_bb_enqueue. Inline: it is every access's path, and as a call it
- * spent a third of its instructions saving registers (partitioned TPC-C). */
+ * is the word, for lq_bb_enqueue. Inline: it is every fresh access's path, and as a call
+ * it spent a third of its instructions saving registers (partitioned TPC-C). */
 static inline bool lq_bb_acquire(struct lq_rlock *rl, struct lq_req *r, enum lq_mode mode,
                                  uint64_t *w)
 {
@@ -390,6 +395,7 @@ static inline bool lq_bb_acquire(struct lq_rlock *rl, struct lq_req *r, enum lq_
     lq_unlatch(l, mode == LQ_MODE_SH ? v + LQ_SH_ONE : LQ_EX);
     return true;
 }
+
 /* lq_enqueue for Bamboo (wound-wait over owners and retired requests, rule 7). */
 enum lq_rc lq_bb_enqueue(struct lq_rlock *rl, struct lq_req *r, bool upgrade, uint64_t w);
 /* lq_cancel for Bamboo. */
@@ -404,20 +410,26 @@ void lq_bb_abort_mark(struct lq_rlock *rl, struct lq_req *r);
  * before-image and calls lq_bb_leave_unlatch. `row` (the lock's row) is for the wait
  * record only. */
 uint64_t lq_bb_latch_alone(struct lq_rlock *rl, struct lq_req *r, const void *row);
-void lq_bb_leave_unlatch_slow(struct lq_rlock *rl, struct lq_req *r, uint64_t w);
+/* lq_bb_leave_unlatch's out-of-line parts: a retired r (the whole leave), and the grant
+ * of waiters after an owner left (lq_grant_unlatch with rule 7). */
+void lq_bb_retired_leave_unlatch(struct lq_rlock *rl, struct lq_req *r, uint64_t w);
+void lq_bb_grant_unlatch(struct lq_rlock *rl, uint64_t w);
 /* Unlinks r (owner or retired), hands rule 8 on if r was the head of the retired list,
  * grants the waiters and unlatches (w: the word, latch held). Used by commit (after
- * lq_latch: r is then the head or an owner with nothing retired ahead) and by abort. */
+ * lq_latch: r is then the head or an owner with nothing retired ahead), by abort and by
+ * a cancelled wait that was granted meanwhile. Inline for an owner (read locks, deletes,
+ * writes that never retired) with nobody waiting, as lq_release. */
 static inline void lq_bb_leave_unlatch(struct lq_rlock *rl, struct lq_req *r, uint64_t w)
 {
-    /* inline: an owner that never retired, nobody waiting (a commit's read locks, in the
-     * uncontended case); the rest out of line */
-    if (r->retired || rl->q.whead) {
-        lq_bb_leave_unlatch_slow(rl, r, w);
+    if (r->retired) {
+        lq_bb_retired_leave_unlatch(rl, r, w);
         return;
     }
-    lq_owner_unlink(&rl->q, r);
-    lq_unlatch(&rl->q, r->mode == LQ_MODE_EX ? 0 : w - LQ_SH_ONE);
+    w = lq_owner_leave(&rl->q, r, w);
+    if (rl->q.whead)
+        lq_bb_grant_unlatch(rl, w);
+    else
+        lq_unlatch(&rl->q, w);
 }
 
 #endif
