@@ -10,8 +10,9 @@
  * Threads take a slot (deadline_enter) while they run: the main thread, loaders, workers,
  * the warm-up's reserver, the backup coordinator. Each sets its own phase (deadline_phase,
  * a string with static storage), read by the watchdog thread relaxed: a diagnostic,
- * nothing is published with it. Threads without a slot (an algorithm's own, such as Silo's epoch thread, or a
- * library's) are found in /proc/self/task and reported as unnamed, with their backtrace.
+ * nothing is published with it. Threads without a slot (an algorithm's own, such as
+ * Silo's epoch thread, or a library's) are found in /proc/self/task and reported as
+ * unnamed, with their backtrace.
  *
  * Threading: deadline_start and deadline_stall_report belong to the main thread;
  * deadline_enter, deadline_leave and deadline_phase to the thread they describe. */
@@ -23,8 +24,8 @@
 
 /* Testing the watchdogs (--hang-in ROLE:PHASE): the first thread of that role to enter
  * that phase blocks there for good. Roles main, loader, worker, reserver, backup; the
- * phases each takes are in deadline.c. false, with a message in err, if spec names no such pair. Call
- * before deadline_start. */
+ * phases each takes are in deadline.c. false, with a message in err, if spec names no
+ * such pair. Call before deadline_start. */
 bool deadline_set_hang(const char *spec, char *err, unsigned errlen);
 /* Starts the watchdog thread: the process must exit within timeout_s seconds of now; a
  * counted phase must progress every stall_timeout_s (0: never checked). Also makes the

@@ -7,13 +7,25 @@
 #include "cc/lock_queue.h"
 #include "tests/unit/check.h"
 
-static struct lq_txn txn_at(uint64_t ts, int thread)
+/* A fresh lock and two transactions, a and b (priorities ts_a and ts_b: smaller is
+ * older), each with one request (ra of mode_a, rb of mode_b) not yet made. */
+struct two {
+    struct lq_rlock rl;
+    struct lq_txn a, b;
+    struct lq_req ra, rb;
+    uint64_t w; /* the word an acquire returned */
+};
+
+static void two_init(struct two *f, uint64_t ts_a, enum lq_mode mode_a, uint64_t ts_b,
+                     enum lq_mode mode_b)
 {
-    struct lq_txn x;
-    lq_txn_init(&x, thread);
-    x.ts = ts;
-    x.id = ts;
-    return x;
+    lq_rinit(&f->rl);
+    lq_txn_init(&f->a, 0);
+    lq_txn_init(&f->b, 1);
+    f->a.ts = f->a.id = ts_a;
+    f->b.ts = f->b.id = ts_b;
+    lq_req_init(&f->ra, &f->a, mode_a);
+    lq_req_init(&f->rb, &f->b, mode_b);
 }
 
 static uint64_t word(struct lq_rlock *rl)
@@ -29,111 +41,87 @@ static void leave(struct lq_rlock *rl, struct lq_req *r)
 
 static void shared_owners_come_and_go(void)
 {
-    struct lq_rlock rl;
-    lq_rinit(&rl);
-    struct lq_txn a = txn_at(1, 0), b = txn_at(2, 1);
-    struct lq_req ra, rb;
-    uint64_t w;
-    lq_req_init(&ra, &a, LQ_MODE_SH);
-    lq_req_init(&rb, &b, LQ_MODE_SH);
-    CHECK(lq_bb_acquire(&rl, &ra, LQ_MODE_SH, &w));
-    CHECK(lq_bb_acquire(&rl, &rb, LQ_MODE_SH, &w));
-    CHECK_EQ_U(word(&rl), 2 * LQ_SH_ONE);
-    leave(&rl, &ra);
-    CHECK_EQ_U(word(&rl), LQ_SH_ONE);
-    CHECK(rl.q.owners == &rb && !rb.onext);
-    leave(&rl, &rb);
-    CHECK_EQ_U(word(&rl), 0);
-    CHECK(!rl.q.owners && !rl.rtail);
-    CHECK_EQ_U(atomic_load(&a.ndeps) + atomic_load(&b.ndeps), 0);
+    struct two f;
+    two_init(&f, 1, LQ_MODE_SH, 2, LQ_MODE_SH);
+    CHECK(lq_bb_acquire(&f.rl, &f.ra, LQ_MODE_SH, &f.w));
+    CHECK(lq_bb_acquire(&f.rl, &f.rb, LQ_MODE_SH, &f.w));
+    CHECK_EQ_U(word(&f.rl), 2 * LQ_SH_ONE);
+    leave(&f.rl, &f.ra);
+    CHECK_EQ_U(word(&f.rl), LQ_SH_ONE);
+    CHECK(f.rl.q.owners == &f.rb && !f.rb.onext);
+    leave(&f.rl, &f.rb);
+    CHECK_EQ_U(word(&f.rl), 0);
+    CHECK(!f.rl.q.owners && !f.rl.rtail);
+    CHECK_EQ_U(atomic_load(&f.a.ndeps) + atomic_load(&f.b.ndeps), 0);
 }
 
 static void exclusive_owner_leaves(void)
 {
-    struct lq_rlock rl;
-    lq_rinit(&rl);
-    struct lq_txn a = txn_at(1, 0);
-    struct lq_req ra;
-    uint64_t w;
-    lq_req_init(&ra, &a, LQ_MODE_EX);
-    CHECK(lq_bb_acquire(&rl, &ra, LQ_MODE_EX, &w));
-    CHECK_EQ_U(word(&rl), LQ_EX);
-    leave(&rl, &ra);
-    CHECK_EQ_U(word(&rl), 0);
-    CHECK(!rl.q.owners);
+    struct two f;
+    two_init(&f, 1, LQ_MODE_EX, 2, LQ_MODE_EX);
+    CHECK(lq_bb_acquire(&f.rl, &f.ra, LQ_MODE_EX, &f.w));
+    CHECK_EQ_U(word(&f.rl), LQ_EX);
+    leave(&f.rl, &f.ra);
+    CHECK_EQ_U(word(&f.rl), 0);
+    CHECK(!f.rl.q.owners);
 }
 
 /* A retires its write; younger B reads behind it (a dependency); A's leave hands it on. */
 static void dependency_behind_retired(void)
 {
-    struct lq_rlock rl;
-    lq_rinit(&rl);
-    struct lq_txn a = txn_at(1, 0), b = txn_at(2, 1);
-    struct lq_req ra, rb;
-    uint64_t w;
-    lq_req_init(&ra, &a, LQ_MODE_EX);
-    lq_req_init(&rb, &b, LQ_MODE_SH);
-    CHECK(lq_bb_acquire(&rl, &ra, LQ_MODE_EX, &w));
-    lq_bb_retire(&rl, &ra);
-    CHECK(ra.retired && rl.rtail == &ra && !rl.q.owners);
-    CHECK_EQ_U(word(&rl), 0);
-    CHECK(lq_bb_acquire(&rl, &rb, LQ_MODE_SH, &w));
-    CHECK(rb.has_dep);
-    CHECK_EQ_U(atomic_load(&b.ndeps), 1);
-    CHECK_EQ_U(word(&rl), LQ_SH_ONE);
-    leave(&rl, &ra); /* the retired head: rule 8 */
-    CHECK(!ra.retired && !rl.rtail);
-    CHECK(!rb.has_dep);
-    CHECK_EQ_U(atomic_load(&b.ndeps), 0);
-    CHECK_EQ_U(word(&rl), LQ_SH_ONE);
-    leave(&rl, &rb);
-    CHECK_EQ_U(word(&rl), 0);
-    CHECK(!rl.q.owners);
+    struct two f;
+    two_init(&f, 1, LQ_MODE_EX, 2, LQ_MODE_SH);
+    CHECK(lq_bb_acquire(&f.rl, &f.ra, LQ_MODE_EX, &f.w));
+    lq_bb_retire(&f.rl, &f.ra);
+    CHECK(f.ra.retired && f.rl.rtail == &f.ra && !f.rl.q.owners);
+    CHECK_EQ_U(word(&f.rl), 0);
+    CHECK(lq_bb_acquire(&f.rl, &f.rb, LQ_MODE_SH, &f.w));
+    CHECK(f.rb.has_dep);
+    CHECK_EQ_U(atomic_load(&f.b.ndeps), 1);
+    CHECK_EQ_U(word(&f.rl), LQ_SH_ONE);
+    leave(&f.rl, &f.ra); /* the retired head: rule 8 */
+    CHECK(!f.ra.retired && !f.rl.rtail);
+    CHECK(!f.rb.has_dep);
+    CHECK_EQ_U(atomic_load(&f.b.ndeps), 0);
+    CHECK_EQ_U(word(&f.rl), LQ_SH_ONE);
+    leave(&f.rl, &f.rb);
+    CHECK_EQ_U(word(&f.rl), 0);
+    CHECK(!f.rl.q.owners);
 }
 
-/* Rule 7: an older request is not granted behind a younger retired one. */
+/* Rule 7: an older request (b) is not granted behind a younger retired one (a). */
 static void older_refused_behind_retired(void)
 {
-    struct lq_rlock rl;
-    lq_rinit(&rl);
-    struct lq_txn young = txn_at(5, 0), old = txn_at(1, 1);
-    struct lq_req ry, ro;
-    uint64_t w;
-    lq_req_init(&ry, &young, LQ_MODE_EX);
-    lq_req_init(&ro, &old, LQ_MODE_SH);
-    CHECK(lq_bb_acquire(&rl, &ry, LQ_MODE_EX, &w));
-    lq_bb_retire(&rl, &ry);
-    CHECK(!lq_bb_acquire(&rl, &ro, LQ_MODE_SH, &w)); /* refused: the latch is held */
-    CHECK(word(&rl) & LQ_LATCH);
-    lq_unlatch(&rl.q, w);
-    CHECK(!rl.q.owners);
-    CHECK_EQ_U(atomic_load(&old.ndeps), 0);
-    leave(&rl, &ry);
-    CHECK(!rl.rtail);
-    CHECK_EQ_U(word(&rl), 0);
+    struct two f;
+    two_init(&f, 5, LQ_MODE_EX, 1, LQ_MODE_SH);
+    CHECK(lq_bb_acquire(&f.rl, &f.ra, LQ_MODE_EX, &f.w));
+    lq_bb_retire(&f.rl, &f.ra);
+    CHECK(!lq_bb_acquire(&f.rl, &f.rb, LQ_MODE_SH, &f.w)); /* refused: the latch is held */
+    CHECK(word(&f.rl) & LQ_LATCH);
+    lq_unlatch(&f.rl.q, f.w);
+    CHECK(!f.rl.q.owners);
+    CHECK_EQ_U(atomic_load(&f.b.ndeps), 0);
+    leave(&f.rl, &f.ra);
+    CHECK(!f.rl.rtail);
+    CHECK_EQ_U(word(&f.rl), 0);
 }
 
 /* An owner's leave grants the waiter behind it (the out-of-line grant). */
 static void leave_grants_waiter(void)
 {
-    struct lq_rlock rl;
-    lq_rinit(&rl);
-    struct lq_txn a = txn_at(1, 0), b = txn_at(2, 1);
-    struct lq_req ra, rb;
-    uint64_t w;
-    lq_req_init(&ra, &a, LQ_MODE_SH);
-    lq_req_init(&rb, &b, LQ_MODE_EX);
-    CHECK(lq_bb_acquire(&rl, &ra, LQ_MODE_SH, &w));
-    CHECK(!lq_bb_acquire(&rl, &rb, LQ_MODE_EX, &w));
-    CHECK(lq_bb_enqueue(&rl, &rb, false, w) == LQ_WAIT); /* younger: waits, wounds nobody */
-    CHECK_EQ_U(atomic_load(&a.state), LQ_RUNNING);
-    CHECK(rl.q.whead == &rb);
-    leave(&rl, &ra);
-    CHECK_EQ_U(atomic_load(&rb.granted), 1);
-    CHECK(rl.q.owners == &rb && !rl.q.whead);
-    CHECK_EQ_U(word(&rl), LQ_EX);
-    leave(&rl, &rb);
-    CHECK_EQ_U(word(&rl), 0);
+    struct two f;
+    two_init(&f, 1, LQ_MODE_SH, 2, LQ_MODE_EX);
+    CHECK(lq_bb_acquire(&f.rl, &f.ra, LQ_MODE_SH, &f.w));
+    CHECK(!lq_bb_acquire(&f.rl, &f.rb, LQ_MODE_EX, &f.w));
+    CHECK(lq_bb_enqueue(&f.rl, &f.rb, false, f.w) == LQ_WAIT); /* younger: waits, wounds nobody */
+    CHECK_EQ_U(atomic_load(&f.a.state), LQ_RUNNING);
+    CHECK(f.rl.q.whead == &f.rb);
+    leave(&f.rl, &f.ra);
+    CHECK_EQ_U(atomic_load(&f.rb.granted), 1);
+    CHECK(f.rl.q.owners == &f.rb && !f.rl.q.whead);
+    CHECK_EQ_U(word(&f.rl), LQ_EX);
+    leave(&f.rl, &f.rb);
+    CHECK_EQ_U(word(&f.rl), 0);
 }
 
 int main(void)
